@@ -1,0 +1,225 @@
+r"""Composite trust score of a claim (paper §3.5), the quantity the Trust Gate thresholds.
+
+Components (each in [0,1], recorded as :class:`~labourcrew.ledger.records.TrustComponents`):
+
+* ``c`` citation validity -- fraction of the claim's citations that pass the Citation Checker
+  (0 when the claim has none);
+* ``f`` span fidelity -- mean over the *passing* citations of
+  ``q = min(1, |norm(span)| / min(L, |norm(unit text)|))`` with ``L = full_credit_chars`` (60):
+  a quote earns full credit once it is ``L`` normalised characters long or covers the whole
+  (shorter) unit; 0 when nothing passes;
+* ``v`` verdict score -- the Trust Auditor's verdict: SUPPORT 1.0, NEI 0.4, REFUTE 0.0 (no verdict
+  counts as NEI);
+* ``p`` provenance -- mean over the citations of the cited unit's *effective* retrieval
+  provenance: a directly retrieved unit keeps its own provenance; a unit the Link Hopper reached
+  is scored from its source, ``eff(x) = max(prov(x), hop_decay * eff(via(x)))`` (``hop_decay``
+  0.8 per hop), so hop-reached evidence is never scored 0 just for being hop-reached; a citation
+  off the pack counts 0;
+* ``k`` confidence -- the claim's self-reported confidence.
+
+Score::
+
+    S0 = (w_c*c + w_f*f + w_v*v + w_p*p + w_k*k) / (w_c + w_f + w_v + w_p + w_k)
+
+    S  = 0                         if c == 0          (no evidence, or no citation verifies)
+         min(S0, invalid_cap)      if 0 < c < 1       (any failed citation; invalid_cap = 0.2)
+         min(S0, refute_cap)       if v <= v_REFUTE   (auditor refutes;     refute_cap  = 0.35)
+         S0                        otherwise
+
+Default weights: ``w_c = 0.30, w_v = 0.30, w_f = 0.15, w_k = 0.15, w_p = 0.10``. The caps make a
+claim with an invalid citation unable to pass any threshold above 0.2 whatever the other
+components say. ``S`` is non-decreasing in every component and lies in [0,1].
+
+Everything here is a pure function of its arguments.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from labourcrew.audit.citation_checker import ClaimCheck, EvidenceCheck, check_claim
+from labourcrew.ledger.records import (
+    Claim,
+    EvidenceItem,
+    EvidencePack,
+    TrustComponents,
+    TrustFinding,
+    Verdict,
+)
+
+__all__ = [
+    "TrustWeights",
+    "DEFAULT_WEIGHTS",
+    "trust_score",
+    "verdict_score",
+    "span_quality",
+    "effective_provenance",
+    "compute_components",
+    "score_claim",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class TrustWeights(BaseModel):
+    """Weights and constants of the trust score (defaults documented in the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    w_citation: float = Field(default=0.30, ge=0.0, description="Weight of citation validity c.")
+    w_span: float = Field(default=0.15, ge=0.0, description="Weight of span fidelity f.")
+    w_verdict: float = Field(default=0.30, ge=0.0, description="Weight of the verdict score v.")
+    w_provenance: float = Field(default=0.10, ge=0.0, description="Weight of provenance p.")
+    w_confidence: float = Field(default=0.15, ge=0.0, description="Weight of confidence k.")
+    invalid_cap: float = Field(
+        default=0.20, ge=0.0, le=1.0, description="Score ceiling when some (not all) citations fail."
+    )
+    refute_cap: float = Field(
+        default=0.35, ge=0.0, le=1.0, description="Score ceiling when the auditor refutes the claim."
+    )
+    verdict_support: float = Field(default=1.0, ge=0.0, le=1.0, description="v for SUPPORT.")
+    verdict_nei: float = Field(default=0.4, ge=0.0, le=1.0, description="v for NEI (and no verdict).")
+    verdict_refute: float = Field(default=0.0, ge=0.0, le=1.0, description="v for REFUTE.")
+    full_credit_chars: int = Field(
+        default=60, ge=1, description="Normalised span length that earns full span fidelity."
+    )
+    hop_decay: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="Provenance factor per Link Hopper hop."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        total = self.w_citation + self.w_span + self.w_verdict + self.w_provenance + self.w_confidence
+        if total <= 0:
+            raise ValueError("at least one trust weight must be positive")
+        if not self.verdict_refute <= self.verdict_nei <= self.verdict_support:
+            raise ValueError("verdict scores must satisfy REFUTE <= NEI <= SUPPORT")
+        return self
+
+
+DEFAULT_WEIGHTS = TrustWeights()
+
+
+def trust_score(components: TrustComponents, weights: TrustWeights = DEFAULT_WEIGHTS) -> float:
+    """Composite trust score in [0,1] (formula in the module docstring).
+
+    Args:
+        components: the five components of one claim.
+        weights: weights and caps.
+
+    Returns:
+        The score ``S``.
+    """
+    c, f, v = components.citation_validity, components.span_fidelity, components.verdict_score
+    p, k = components.provenance, components.confidence
+    if c <= 0.0:
+        return 0.0
+    w = weights
+    total = w.w_citation + w.w_span + w.w_verdict + w.w_provenance + w.w_confidence
+    s = (w.w_citation * c + w.w_span * f + w.w_verdict * v + w.w_provenance * p + w.w_confidence * k) / total
+    if c < 1.0:
+        s = min(s, w.invalid_cap)
+    if v <= w.verdict_refute:
+        s = min(s, w.refute_cap)
+    return min(1.0, max(0.0, s))
+
+
+def verdict_score(
+    verdict: Verdict | TrustFinding | None, weights: TrustWeights = DEFAULT_WEIGHTS
+) -> float:
+    """Map a verdict (or a finding's verdict) to v; None (no audit) counts as NEI."""
+    if isinstance(verdict, TrustFinding):
+        verdict = verdict.verdict
+    if verdict is None or verdict == Verdict.NEI:
+        return weights.verdict_nei
+    return weights.verdict_support if verdict == Verdict.SUPPORT else weights.verdict_refute
+
+
+def span_quality(check: EvidenceCheck, weights: TrustWeights = DEFAULT_WEIGHTS) -> float:
+    """Quality q in [0,1] of one citation: 0 if it failed, else length/coverage credit."""
+    if not check.ok:
+        return 0.0
+    full = min(weights.full_credit_chars, max(check.node_norm_chars, 1))
+    return min(1.0, check.span_norm_chars / full)
+
+
+def effective_provenance(
+    node_id: str, items: Mapping[str, EvidenceItem], weights: TrustWeights = DEFAULT_WEIGHTS
+) -> float:
+    """Retrieval provenance of a cited unit, hop-reached units scored from their source.
+
+    Args:
+        node_id: the cited node.
+        items: Evidence Pack items by node id.
+        weights: gives ``hop_decay``.
+
+    Returns:
+        ``eff(x) = prov(x)`` for a direct unit, ``max(prov(x), hop_decay * eff(via(x)))`` for a
+        hop-reached one (the chain is followed while ``via`` is on the pack, without cycles);
+        0.0 for a node not on the pack.
+    """
+    item = items.get(node_id)
+    if item is None:
+        return 0.0
+    chain: list[EvidenceItem] = [item]
+    seen = {item.node_id}
+    while chain[-1].via is not None and chain[-1].via in items and chain[-1].via not in seen:
+        nxt = items[chain[-1].via]
+        chain.append(nxt)
+        seen.add(nxt.node_id)
+    value = chain[-1].provenance
+    for link in reversed(chain[:-1]):
+        value = max(link.provenance, weights.hop_decay * value)
+    return value
+
+
+def compute_components(
+    claim: Claim,
+    pack: EvidencePack,
+    *,
+    verdict: Verdict | TrustFinding | None = None,
+    check: ClaimCheck | None = None,
+    weights: TrustWeights = DEFAULT_WEIGHTS,
+) -> TrustComponents:
+    """The five trust-score components of one claim.
+
+    Args:
+        claim: the claim.
+        pack: the Evidence Pack it cites.
+        verdict: the Trust Auditor's verdict or finding (None counts as NEI).
+        check: the Citation Checker's result; computed here when None.
+        weights: constants used by the components.
+    """
+    items = pack.by_id()
+    if check is None:
+        check = check_claim(claim, items)
+    passed = [r for r in check.results if r.ok]
+    fidelity = sum(span_quality(r, weights) for r in passed) / len(passed) if passed else 0.0
+    refs = claim.evidence
+    provenance = (
+        sum(effective_provenance(r.node_id, items, weights) for r in refs) / len(refs) if refs else 0.0
+    )
+    return TrustComponents(
+        citation_validity=check.validity,
+        span_fidelity=fidelity,
+        verdict_score=verdict_score(verdict, weights),
+        provenance=provenance,
+        confidence=claim.confidence,
+    )
+
+
+def score_claim(
+    claim: Claim,
+    pack: EvidencePack,
+    *,
+    verdict: Verdict | TrustFinding | None = None,
+    check: ClaimCheck | None = None,
+    weights: TrustWeights = DEFAULT_WEIGHTS,
+) -> tuple[float, TrustComponents]:
+    """Components and composite score of one claim: ``(score, components)``."""
+    components = compute_components(claim, pack, verdict=verdict, check=check, weights=weights)
+    return trust_score(components, weights), components

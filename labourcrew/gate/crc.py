@@ -1,0 +1,381 @@
+r"""Trust Gate calibration by conformal risk control (paper §3.6, appendix B.5).
+
+Setting. Each calibration *question* ``i`` has candidate claims with trust scores ``s_ij`` and
+human labels ``y_ij`` (faithful or not). At threshold ``τ`` the gate releases the claims with
+``s_ij ≥ τ``; the per-question loss is the fraction of released claims that are unfaithful::
+
+    L_i(τ) = #{j : s_ij ≥ τ, not y_ij} / #{j : s_ij ≥ τ}        (0 when nothing is released)
+
+so ``0 ≤ L_i ≤ B = 1``.
+
+Monotonisation. CRC needs losses that are non-increasing in ``τ``; the fraction loss is not (dropping
+a faithful high-score claim can raise the fraction). We use the standard fix of Angelopoulos et al.
+(2022, "Conformal Risk Control", §2 remark on non-monotone losses) *per question*::
+
+    L̃_i(τ) = max_{τ' ≥ τ} L_i(τ')
+
+which is non-increasing and ``≥ L_i``, so controlling ``E[L̃]`` also controls ``E[L]``. (This is at
+least as conservative as monotonising the mean risk, ``max_{τ' ≥ τ} R̂(τ')``: the mean of maxima is
+≥ the maximum of means; a max over the mean alone carries no finite-sample guarantee.)
+
+Threshold. With ``n`` questions, ``R̂(τ) = (1/n) Σ_i L̃_i(τ)`` and::
+
+    bound(τ) = n/(n+1) · R̂(τ) + B/(n+1)
+    τ̂ = min { τ ∈ grid : bound(τ') ≤ α for every τ' ∈ grid with τ' ≥ τ }
+
+where ``grid`` is the sorted distinct calibration scores. The scan runs from the top, so ``τ̂`` is
+the smallest threshold above which the bound holds everywhere. Then, for an exchangeable new
+question, ``E[L_{n+1}(τ̂)] ≤ E[L̃_{n+1}(τ̂)] ≤ α``. Taking ``τ̂`` from the calibration scores (not
+the continuum) only raises it, which keeps the guarantee. If no grid point qualifies -- also when
+``B/(n+1) > α``, i.e. fewer than ``1/α - 1`` questions -- ``τ̂ = ∞``: the gate **fails closed** and
+releases nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
+
+from labourcrew.errors import DataError, InputError
+
+__all__ = [
+    "CalibrationRecord",
+    "Question",
+    "calibrate",
+    "risk_curve",
+    "question_losses",
+    "load_calibration",
+    "calibration_sha256",
+]
+
+logger = logging.getLogger(__name__)
+
+Question = Sequence[tuple[float, bool]]
+"""One calibration question: its candidate claims as (trust_score, faithful) pairs."""
+
+LOSS_BOUND = 1.0  # B: the fraction loss lies in [0, 1]
+_EPS = 1e-12  # float slack in the bound comparison
+
+
+class CalibrationRecord(BaseModel):
+    """A persisted Trust Gate calibration (``τ`` and what it was computed from).
+
+    ``tau`` may be ``inf`` (fail closed); it is written to JSON as the string ``"inf"`` and read
+    back from ``"inf"``, ``"Infinity"`` or ``null``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tau: float = Field(description="Release threshold: claims with trust score >= tau are released.")
+    alpha: float = Field(gt=0.0, lt=1.0, description="Target risk level α.")
+    n: int = Field(ge=0, description="Number of calibration questions.")
+    empirical_risk: float = Field(
+        ge=0.0, le=1.0, description="Monotonised empirical risk R̂(τ̂) on the calibration set."
+    )
+    bound: float = Field(
+        ge=0.0, le=1.0, description="n/(n+1)·R̂(τ̂) + B/(n+1) (1.0 when n == 0)."
+    )
+    labels_sha256: str = Field(description="sha256 of the labels the calibration used.")
+    created: str = Field(description="Creation time, ISO 8601 UTC.")
+    method: Literal["crc"] = Field(default="crc", description="Calibration method.")
+    grid_size: int = Field(ge=0, description="Number of candidate thresholds scanned.")
+    loss_bound: float = Field(default=LOSS_BOUND, gt=0.0, description="B, the upper bound of the loss.")
+    note: str | None = Field(default=None, description="Why the gate fails closed, if it does.")
+
+    @field_validator("tau", mode="before")
+    @classmethod
+    def _parse_tau(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and value.strip().lower() in {"inf", "+inf", "infinity"}):
+            return math.inf
+        return value
+
+    @field_validator("tau")
+    @classmethod
+    def _tau_not_nan(cls, value: float) -> float:
+        if math.isnan(value) or value == -math.inf:
+            raise ValueError("tau must be a number or +inf")
+        return value
+
+    @field_serializer("tau", when_used="json")
+    def _dump_tau(self, value: float) -> float | str:
+        return "inf" if math.isinf(value) else value
+
+    @property
+    def fail_closed(self) -> bool:
+        """True when the gate releases nothing (``tau`` is infinite)."""
+        return math.isinf(self.tau)
+
+    def releases(self, score: float) -> bool:
+        """Whether a claim with this trust score is released (``score >= tau``)."""
+        return not math.isnan(score) and score >= self.tau
+
+    def save(self, path: str | Path) -> Path:
+        """Write the record as JSON atomically (temp file in the same folder, then rename).
+
+        Returns:
+            The path written.
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        logger.info("saved calibration record tau=%s n=%d to %s", self.tau, self.n, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> CalibrationRecord:
+        """Read a record written by :meth:`save`.
+
+        Raises:
+            DataError: the file is missing, not JSON, or not a valid record.
+        """
+        path = Path(path)
+        try:
+            return cls.model_validate_json(path.read_bytes())
+        except FileNotFoundError as exc:
+            raise DataError(f"no calibration record at {path}") from exc
+        except (ValidationError, ValueError, OSError) as exc:
+            raise DataError(
+                f"calibration record {path} is unreadable: {exc}",
+                help_message="Re-run calibration to rewrite the record.",
+            ) from exc
+
+
+def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:
+    return CalibrationRecord(
+        tau=math.inf,
+        alpha=alpha,
+        n=n,
+        empirical_risk=0.0,
+        bound=min(1.0, LOSS_BOUND / (n + 1)),
+        labels_sha256=labels_sha256,
+        created=_now(),
+        grid_size=grid_size,
+        note=note,
+    )
+
+
+def load_calibration(path: str | Path, alpha: float = 0.10, *, strict: bool = False) -> CalibrationRecord:
+    """Load the Trust Gate calibration, failing closed when there is none.
+
+    Args:
+        path: record path (``settings.gate.calibration_path``).
+        alpha: α reported in the fail-closed record.
+        strict: raise instead of failing closed when the file exists but is unreadable.
+
+    Returns:
+        The stored record; when the file is missing, a record with ``tau = inf``, ``n = 0`` and
+        note ``"no calibration record"`` (nothing will be released).
+
+    Raises:
+        DataError: only with ``strict=True``, for an unreadable file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        logger.warning("no calibration record at %s: the Trust Gate fails closed", path)
+        return _fail_closed(alpha, "no calibration record")
+    try:
+        return CalibrationRecord.load(path)
+    except DataError as exc:
+        if strict:
+            raise
+        logger.error("%s: the Trust Gate fails closed", exc)
+        return _fail_closed(alpha, f"unreadable calibration record: {exc}")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------- losses
+
+
+def _validate(questions: Sequence[Question]) -> list[tuple[np.ndarray, np.ndarray]]:
+    if isinstance(questions, (str, bytes)) or not isinstance(questions, Sequence):
+        raise InputError("questions must be a list of questions, each a list of (score, faithful)")
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    for qi, question in enumerate(questions):
+        scores: list[float] = []
+        labels: list[bool] = []
+        for pair in question:
+            try:
+                score, faithful = pair
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"question {qi}: expected (score, faithful) pairs, got {pair!r}") from exc
+            if not isinstance(faithful, (bool, np.bool_)):
+                raise InputError(f"question {qi}: faithful must be a bool, got {faithful!r}")
+            if isinstance(score, bool) or not isinstance(score, (int, float, np.number)) or not math.isfinite(score):
+                raise InputError(f"question {qi}: score must be a finite number, got {score!r}")
+            scores.append(float(score))
+            labels.append(bool(faithful))
+        out.append((np.asarray(scores, dtype=float), np.asarray(labels, dtype=bool)))
+    return out
+
+
+def _loss_table(scores: np.ndarray, faithful: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct score (ascending): raw and monotonised loss when releasing scores >= it."""
+    if scores.size == 0:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    thresholds, inverse = np.unique(scores, return_inverse=True)
+    m = thresholds.size
+    count = np.bincount(inverse, minlength=m)[::-1].cumsum()  # descending: released at d_1..d_j
+    bad = np.bincount(inverse, weights=~faithful, minlength=m)[::-1].cumsum()
+    raw_desc = bad / count
+    mono_desc = np.maximum.accumulate(raw_desc)
+    return thresholds, raw_desc, mono_desc
+
+
+def _losses_at(table: tuple[np.ndarray, np.ndarray, np.ndarray], taus: np.ndarray, monotone: bool) -> np.ndarray:
+    thresholds, raw_desc, mono_desc = table
+    if thresholds.size == 0:
+        return np.zeros(taus.shape)
+    released = thresholds.size - np.searchsorted(thresholds, taus, side="left")  # distinct scores >= τ
+    values = mono_desc if monotone else raw_desc
+    return np.where(released > 0, values[np.maximum(released - 1, 0)], 0.0)
+
+
+def question_losses(question: Question, taus: Sequence[float], *, monotone: bool = False) -> np.ndarray:
+    """Loss of one question at each threshold.
+
+    Args:
+        question: (score, faithful) pairs.
+        taus: thresholds (may include ``inf``).
+        monotone: return the monotonised loss ``L̃`` instead of the raw fraction ``L``.
+
+    Returns:
+        Array of shape ``(len(taus),)`` with values in [0,1].
+
+    Raises:
+        InputError: malformed question.
+    """
+    ((scores, faithful),) = _validate([question])
+    return _losses_at(_loss_table(scores, faithful), np.asarray(taus, dtype=float), monotone)
+
+
+def _grid(prepared: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    if not prepared:
+        return np.zeros(0)
+    return np.unique(np.concatenate([s for s, _ in prepared] + [np.zeros(0)]))
+
+
+def _risks(tables: list, taus: np.ndarray, monotone: bool) -> np.ndarray:
+    if not tables:
+        return np.zeros(taus.shape)
+    return np.mean([_losses_at(t, taus, monotone) for t in tables], axis=0)
+
+
+def risk_curve(
+    questions: Sequence[Question],
+    grid: Sequence[float] | None = None,
+    *,
+    monotone: bool = True,
+    loss_bound: float = LOSS_BOUND,
+) -> list[tuple[float, float, float]]:
+    """Empirical risk and CRC bound along a threshold grid (for plotting).
+
+    Args:
+        questions: calibration questions.
+        grid: thresholds; default the sorted distinct scores.
+        monotone: use the monotonised risk (what :func:`calibrate` thresholds) or the raw one.
+        loss_bound: B.
+
+    Returns:
+        ``[(τ, R̂(τ), n/(n+1)·R̂(τ) + B/(n+1)), ...]`` in grid order.
+
+    Raises:
+        InputError: malformed questions.
+    """
+    prepared = _validate(questions)
+    taus = _grid(prepared) if grid is None else np.asarray(list(grid), dtype=float)
+    n = len(prepared)
+    risks = _risks([_loss_table(s, y) for s, y in prepared], taus, monotone)
+    bounds = n / (n + 1) * risks + loss_bound / (n + 1)
+    return [(float(t), float(r), float(b)) for t, r, b in zip(taus, risks, bounds, strict=True)]
+
+
+def calibration_sha256(questions: Sequence[Question]) -> str:
+    """sha256 of the canonical JSON of the calibration data (default ``labels_sha256``)."""
+    prepared = _validate(questions)
+    canon = [[[float(s), bool(y)] for s, y in zip(sc, fa, strict=True)] for sc, fa in prepared]
+    return hashlib.sha256(json.dumps(canon, separators=(",", ":")).encode()).hexdigest()
+
+
+def calibrate(
+    questions: Sequence[Question],
+    alpha: float = 0.10,
+    *,
+    labels_sha256: str | None = None,
+    grid: Sequence[float] | None = None,
+    loss_bound: float = LOSS_BOUND,
+) -> CalibrationRecord:
+    """Choose the Trust Gate threshold τ̂ by conformal risk control (module docstring).
+
+    Args:
+        questions: calibration questions, each a list of (trust_score, faithful) for its claims.
+        alpha: target risk, in (0, 1).
+        labels_sha256: hash of the label set used (e.g. ``LabelStore.labels_sha256()``); default
+            :func:`calibration_sha256` of ``questions``.
+        grid: candidate thresholds; default all distinct calibration scores.
+        loss_bound: B, the loss's upper bound (1 for the fraction loss).
+
+    Returns:
+        The :class:`CalibrationRecord`; ``tau = inf`` (fail closed) when no threshold qualifies.
+
+    Raises:
+        InputError: alpha outside (0, 1) or malformed questions.
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha must be in (0, 1), got {alpha!r}")
+    prepared = _validate(questions)
+    sha = labels_sha256 if labels_sha256 is not None else calibration_sha256(questions)
+    n = len(prepared)
+    taus = _grid(prepared) if grid is None else np.unique(np.asarray(list(grid), dtype=float))
+    taus = taus[~np.isnan(taus)]
+    if n == 0:
+        return _fail_closed(alpha, "no calibration questions", sha, 0, int(taus.size))
+    risks = _risks([_loss_table(s, y) for s, y in prepared], taus, monotone=True)
+    bounds = n / (n + 1) * risks + loss_bound / (n + 1)
+    ok = bounds <= alpha + _EPS
+    # Scan from the top: the smallest τ such that every τ' >= τ satisfies the bound.
+    failing = np.flatnonzero(~ok)
+    first = int(failing[-1]) + 1 if failing.size else 0
+    if first >= taus.size or loss_bound / (n + 1) > alpha + _EPS:
+        note = (
+            f"no threshold meets alpha={alpha} with n={n} calibration questions"
+            + (" (too few questions: B/(n+1) > alpha)" if loss_bound / (n + 1) > alpha + _EPS else "")
+        )
+        logger.warning("CRC: %s; the Trust Gate fails closed", note)
+        return _fail_closed(alpha, note, sha, n, int(taus.size))
+    return CalibrationRecord(
+        tau=float(taus[first]),
+        alpha=alpha,
+        n=n,
+        empirical_risk=float(min(1.0, max(0.0, risks[first]))),
+        bound=float(min(1.0, bounds[first])),
+        labels_sha256=sha,
+        created=_now(),
+        grid_size=int(taus.size),
+        loss_bound=loss_bound,
+        note=None,
+    )

@@ -1,0 +1,273 @@
+"""Annotation label store for Trust Gate calibration (paper §3.6, appendix B.5), in SQLite.
+
+One row per (claim, annotator)::
+
+    labels(claim_id, run_id, annotator, label, note, rationale, created)
+    UNIQUE(claim_id, annotator)     -- a second label by the same annotator replaces the first
+    label IN ('faithful', 'unfaithful', 'unsure')
+
+The database runs in WAL mode with a busy timeout, and every write is its own ``BEGIN IMMEDIATE``
+transaction, so several processes (e.g. two annotators' Streamlit sessions) can write at once
+without losing or tearing rows. Connections are opened per call: a :class:`LabelStore` can be
+shared between threads and pickled to other processes.
+
+:meth:`LabelStore.labels_sha256` hashes the canonical export (rows sorted by claim id, then
+annotator; keys sorted), which is what a calibration record stores to say which labels it used.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import logging
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from labourcrew.errors import DataError, InputError
+
+__all__ = ["LABELS", "LabelValue", "Label", "LabelStore", "cohens_kappa"]
+
+logger = logging.getLogger(__name__)
+
+LabelValue = Literal["faithful", "unfaithful", "unsure"]
+LABELS: tuple[str, ...] = get_args(LabelValue)
+_FIELDS = ("claim_id", "run_id", "annotator", "label", "note", "rationale", "created")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS labels (
+    claim_id  TEXT NOT NULL,
+    run_id    TEXT NOT NULL DEFAULT '',
+    annotator TEXT NOT NULL,
+    label     TEXT NOT NULL CHECK (label IN ('faithful', 'unfaithful', 'unsure')),
+    note      TEXT NOT NULL DEFAULT '',
+    rationale TEXT NOT NULL DEFAULT '',
+    created   TEXT NOT NULL,
+    UNIQUE (claim_id, annotator)
+)
+"""
+_UPSERT = """
+INSERT INTO labels (claim_id, run_id, annotator, label, note, rationale, created)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (claim_id, annotator) DO UPDATE SET
+    run_id = excluded.run_id, label = excluded.label, note = excluded.note,
+    rationale = excluded.rationale, created = excluded.created
+"""
+
+
+class Label(BaseModel):
+    """One annotation: a person's judgement of one claim's faithfulness to its evidence."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claim_id: str = Field(min_length=1, description="The labelled claim.")
+    run_id: str = Field(default="", description="Run (saved ledger) the claim comes from.")
+    annotator: str = Field(min_length=1, description="Who labelled it.")
+    label: LabelValue = Field(description="faithful / unfaithful / unsure.")
+    note: str = Field(default="", description="Short free-text note.")
+    rationale: str = Field(default="", description="Why the annotator chose this label.")
+    created: str = Field(description="When the label was (last) written, ISO 8601 UTC.")
+
+
+class LabelStore:
+    """SQLite-backed label store.
+
+    Args:
+        path: database file (created with its folder if missing).
+        timeout_s: how long a writer waits for a lock before failing (busy timeout).
+
+    Raises:
+        DataError: the file exists but is not a usable SQLite database.
+    """
+
+    def __init__(self, path: str | Path, *, timeout_s: float = 30.0) -> None:
+        self.path = Path(path)
+        self.timeout_s = timeout_s
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self._connect() as conn:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"label store {self.path} is not a usable SQLite database: {exc}") from exc
+
+    def __repr__(self) -> str:
+        return f"LabelStore({str(self.path)!r})"
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves so each write is one transaction.
+        conn = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            yield conn
+        finally:
+            conn.close()
+
+    # ------------------------------------------------------------ writes
+
+    def add(
+        self,
+        claim_id: str,
+        annotator: str,
+        label: str,
+        *,
+        run_id: str = "",
+        note: str = "",
+        rationale: str = "",
+        created: str | None = None,
+    ) -> Label:
+        """Insert or replace the label of ``claim_id`` by ``annotator`` (one atomic transaction).
+
+        Returns:
+            The stored :class:`Label`.
+
+        Raises:
+            InputError: label not one of faithful/unfaithful/unsure, or empty claim id/annotator.
+        """
+        if label not in LABELS:
+            raise InputError(
+                f"label must be one of {', '.join(LABELS)}, got {label!r}",
+                help_message="Choose faithful, unfaithful or unsure.",
+            )
+        if not isinstance(claim_id, str) or not claim_id.strip():
+            raise InputError("claim_id must be a non-empty string")
+        if not isinstance(annotator, str) or not annotator.strip():
+            raise InputError("annotator must be a non-empty string")
+        row = Label(
+            claim_id=claim_id,
+            run_id=run_id,
+            annotator=annotator,
+            label=label,  # type: ignore[arg-type]
+            note=note,
+            rationale=rationale,
+            created=created or datetime.now(UTC).isoformat(timespec="microseconds"),
+        )
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(_UPSERT, tuple(getattr(row, f) for f in _FIELDS))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return row
+
+    # ------------------------------------------------------------ reads
+
+    def get(self, claim_id: str, annotator: str) -> Label | None:
+        """The label of ``claim_id`` by ``annotator``, or None."""
+        rows = self._select("WHERE claim_id = ? AND annotator = ?", (claim_id, annotator))
+        return rows[0] if rows else None
+
+    def list(
+        self,
+        *,
+        claim_id: str | None = None,
+        run_id: str | None = None,
+        annotator: str | None = None,
+    ) -> list[Label]:
+        """Labels matching the given filters, sorted by (claim_id, annotator)."""
+        where, args = [], []
+        for col, value in (("claim_id", claim_id), ("run_id", run_id), ("annotator", annotator)):
+            if value is not None:
+                where.append(f"{col} = ?")
+                args.append(value)
+        return self._select(("WHERE " + " AND ".join(where)) if where else "", tuple(args))
+
+    def __len__(self) -> int:
+        with self._connect() as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM labels").fetchone()[0])
+
+    def _select(self, where: str, args: tuple) -> list[Label]:
+        sql = f"SELECT {', '.join(_FIELDS)} FROM labels {where} ORDER BY claim_id, annotator"
+        with self._connect() as conn:
+            rows = conn.execute(sql, args).fetchall()
+        return [Label(**dict(zip(_FIELDS, r, strict=True))) for r in rows]
+
+    # ------------------------------------------------------------ exports
+
+    def _jsonl(self) -> str:
+        return "".join(
+            json.dumps(lab.model_dump(), sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+            for lab in self.list()
+        )
+
+    def export_jsonl(self, path: str | Path) -> Path:
+        """Write every label as one JSON object per line (canonical order and keys)."""
+        path = Path(path)
+        path.write_text(self._jsonl(), encoding="utf-8")
+        return path
+
+    def export_csv(self, path: str | Path) -> Path:
+        """Write every label as CSV with a header row (canonical order)."""
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(_FIELDS), lineterminator="\n")
+        writer.writeheader()
+        for lab in self.list():
+            writer.writerow(lab.model_dump())
+        path = Path(path)
+        path.write_text(buf.getvalue(), encoding="utf-8")
+        return path
+
+    def labels_sha256(self) -> str:
+        """sha256 (hex) of the canonical JSONL export (what :meth:`export_jsonl` writes)."""
+        return hashlib.sha256(self._jsonl().encode("utf-8")).hexdigest()
+
+    # ------------------------------------------------------------ agreement
+
+    def cohens_kappa(self, annotators: tuple[str, str] | None = None) -> float:
+        """Cohen's κ between two annotators over claims both labelled faithful/unfaithful.
+
+        Args:
+            annotators: the pair to compare; default the only two annotators with binary labels.
+
+        Returns:
+            κ in [-1, 1]; 1.0 when both gave the same single label to every shared claim.
+
+        Raises:
+            InputError: no pair can be chosen, or the two share no binary-labelled claim.
+        """
+        binary = [lab for lab in self.list() if lab.label != "unsure"]
+        if annotators is None:
+            names = sorted({lab.annotator for lab in binary})
+            if len(names) != 2:
+                raise InputError(
+                    f"cohens_kappa needs exactly two annotators, found {len(names)}: {names}; "
+                    "pass annotators=(a, b)"
+                )
+            annotators = (names[0], names[1])
+        a, b = annotators
+        by_a = {lab.claim_id: lab.label for lab in binary if lab.annotator == a}
+        by_b = {lab.claim_id: lab.label for lab in binary if lab.annotator == b}
+        shared = sorted(by_a.keys() & by_b.keys())
+        if not shared:
+            raise InputError(f"annotators {a!r} and {b!r} share no faithful/unfaithful labels")
+        return cohens_kappa([by_a[c] for c in shared], [by_b[c] for c in shared])
+
+
+def cohens_kappa(first: list[str], second: list[str]) -> float:
+    """Cohen's κ of two equally long label sequences (any label alphabet).
+
+    ``κ = (p_o - p_e) / (1 - p_e)``; when ``p_e == 1`` (both constant and equal) κ is 1.0.
+
+    Raises:
+        InputError: the sequences are empty or of different length.
+    """
+    if len(first) != len(second) or not first:
+        raise InputError("cohens_kappa needs two non-empty label lists of equal length")
+    n = len(first)
+    p_o = sum(x == y for x, y in zip(first, second, strict=True)) / n
+    cats = set(first) | set(second)
+    p_e = sum((first.count(c) / n) * (second.count(c) / n) for c in cats)
+    if p_e >= 1.0:
+        return 1.0
+    return (p_o - p_e) / (1.0 - p_e)

@@ -1,0 +1,167 @@
+"""The content-hashed embedding cache: embeds only new texts, saves atomically, survives reloads."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+import pytest
+
+from labourcrew.errors import InputError
+from labourcrew.retrieval.embed_cache import CachedEncoder, cache_key
+from labourcrew.retrieval.encoders import l2_normalise
+
+
+class FakeEncoder:
+    """Deterministic hash-seeded vectors; counts every text it embeds."""
+
+    def __init__(self, name: str = "fake", dim: int = 16, sparse: bool = False, fingerprint: str = "fake-1"):
+        self.name, self.dim, self.sparse = name, dim, sparse
+        self.fingerprint = fingerprint
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def _vec(self, kind: str, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(f"{kind}|{text}".encode()).digest()[:8], "little")
+        return np.random.default_rng(seed).normal(size=self.dim)
+
+    def _dense(self, kind: str, texts: list[str]) -> np.ndarray:
+        self.calls.append((kind, list(texts)))
+        return l2_normalise(np.stack([self._vec(kind, t) for t in texts]))
+
+    def encode_queries(self, texts):
+        return self._dense("query", texts)
+
+    def encode_passages(self, texts):
+        return self._dense("passage", texts)
+
+    def _sp(self, texts):
+        self.calls.append(("sparse", list(texts)))
+        return [{len(t): 0.5, 7: 0.25} for t in texts]
+
+    def encode_queries_sparse(self, texts):
+        return self._sp(texts)
+
+    def encode_passages_sparse(self, texts):
+        return self._sp(texts)
+
+    def backend_info(self):
+        return {"name": self.name, "dim": self.dim, "fingerprint": self.fingerprint}
+
+
+def embedded(fake: FakeEncoder, kind: str) -> list[str]:
+    return [t for k, ts in fake.calls if k == kind for t in ts]
+
+
+def test_second_call_embeds_nothing(tmp_path, bn_paragraphs):
+    texts = bn_paragraphs[10:20]
+    fake = FakeEncoder()
+    enc = CachedEncoder(fake, tmp_path)
+    first = enc.encode_passages(texts)
+    assert len(embedded(fake, "passage")) == 10
+    second = enc.encode_passages(texts)
+    assert len(embedded(fake, "passage")) == 10  # nothing new embedded
+    np.testing.assert_array_equal(first, second)
+    assert (enc.hits, enc.misses) == (10, 10)
+    # Only the new text of a mixed call is embedded; duplicates within a call once.
+    enc.encode_passages(texts[:3] + [bn_paragraphs[30], bn_paragraphs[30]])
+    assert embedded(fake, "passage")[10:] == [bn_paragraphs[30]]
+
+
+def test_values_are_float32_normalised_and_close_to_fresh(tmp_path, bn_paragraphs):
+    fake = FakeEncoder()
+    texts = bn_paragraphs[:5]
+    got = CachedEncoder(fake, tmp_path).encode_passages(texts)
+    fresh = FakeEncoder().encode_passages(texts)
+    assert got.dtype == np.float32 and got.shape == (5, 16)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(got, fresh, atol=2e-3)  # float16 storage
+
+
+def test_query_and_passage_are_separate_entries(tmp_path):
+    fake = FakeEncoder()
+    enc = CachedEncoder(fake, tmp_path)
+    q = enc.encode_queries(["মজুরি"])
+    p = enc.encode_passages(["মজুরি"])
+    assert not np.allclose(q, p)
+    assert cache_key("fake", "query", "মজুরি") != cache_key("fake", "passage", "মজুরি")
+    assert cache_key("fake", "query", "a") == hashlib.sha256("fake\0query\0a".encode()).digest()
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["fake.passage.npz", "fake.query.npz"]
+
+
+def test_reload_from_disk_embeds_nothing(tmp_path, bn_paragraphs):
+    texts = bn_paragraphs[40:50]
+    first = CachedEncoder(FakeEncoder(), tmp_path).encode_passages(texts)
+    fake2 = FakeEncoder()
+    again = CachedEncoder(fake2, tmp_path).encode_passages(texts)
+    assert fake2.calls == []
+    np.testing.assert_array_equal(first, again)
+
+
+def test_saved_file_is_compact_float16_and_deterministic(tmp_path, bn_paragraphs):
+    texts = bn_paragraphs[:20]
+    CachedEncoder(FakeEncoder(), tmp_path / "a").encode_passages(texts)
+    CachedEncoder(FakeEncoder(), tmp_path / "b").encode_passages(list(reversed(texts)))
+    a, b = (tmp_path / "a/fake.passage.npz").read_bytes(), (tmp_path / "b/fake.passage.npz").read_bytes()
+    assert a == b  # same content, same bytes, whatever the order of embedding
+    with np.load(tmp_path / "a/fake.passage.npz") as z:
+        assert z["dense"].dtype == np.float16 and z["dense"].shape == (20, 16)
+        assert z["keys"].dtype == np.dtype("S32")
+
+
+def test_atomic_save_leaves_old_file_on_failure(tmp_path, bn_paragraphs, monkeypatch):
+    enc = CachedEncoder(FakeEncoder(), tmp_path)
+    enc.encode_passages(bn_paragraphs[:3])
+    path = tmp_path / "fake.passage.npz"
+    before = path.read_bytes()
+
+    def boom(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        enc.encode_passages(bn_paragraphs[3:5])
+    monkeypatch.undo()
+    assert path.read_bytes() == before  # the old file is intact
+    assert [p.name for p in tmp_path.iterdir()] == ["fake.passage.npz"]  # no temp file left
+    fake = FakeEncoder()
+    CachedEncoder(fake, tmp_path).encode_passages(bn_paragraphs[:3])
+    assert fake.calls == []
+
+
+def test_concurrent_writers_merge(tmp_path, bn_paragraphs):
+    two = CachedEncoder(FakeEncoder(), tmp_path, autosave=False)
+    two.encode_passages(bn_paragraphs[2:4])  # read the (empty) cache, holds 2 entries unsaved
+    CachedEncoder(FakeEncoder(), tmp_path).encode_passages(bn_paragraphs[:2])  # another writer saves
+    two.save()  # must keep the other writer's entries
+    fake = FakeEncoder()
+    CachedEncoder(fake, tmp_path).encode_passages(bn_paragraphs[:4])
+    assert fake.calls == []
+
+
+def test_other_backend_fingerprint_is_not_reused(tmp_path, bn_paragraphs):
+    CachedEncoder(FakeEncoder(fingerprint="model-A"), tmp_path).encode_passages(bn_paragraphs[:3])
+    fake_b = FakeEncoder(fingerprint="model-B")
+    CachedEncoder(fake_b, tmp_path).encode_passages(bn_paragraphs[:3])
+    assert len(embedded(fake_b, "passage")) == 3
+
+
+def test_sparse_weights_are_cached_too(tmp_path):
+    fake = FakeEncoder(sparse=True)
+    enc = CachedEncoder(fake, tmp_path)
+    assert enc.encode_passages_sparse(["abc", "abcd"]) == [{3: 0.5, 7: 0.25}, {4: 0.5, 7: 0.25}]
+    n = len(fake.calls)
+    enc2 = CachedEncoder(FakeEncoder(sparse=True), tmp_path)
+    assert enc2.encode_passages_sparse(["abcd"]) == [{4: 0.5, 7: 0.25}]
+    assert enc2.inner.calls == [] and n == 2  # one dense + one sparse call, then none
+
+
+def test_bad_input(tmp_path):
+    enc = CachedEncoder(FakeEncoder(), tmp_path)
+    with pytest.raises(InputError):
+        enc.encode_queries("not a list")
+    with pytest.raises(InputError):
+        enc.encode_passages([""])
+    with pytest.raises(AttributeError):
+        enc.encode_passages_sparse(["x"])  # dense-only inner encoder
+    assert enc.encode_passages([]).shape == (0, 16)

@@ -1,0 +1,83 @@
+"""The Bangla-safe normaliser: one test per artefact kind of the official text (PROVENANCE.md)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labourcrew.statute.normalize import normalize, to_ascii_digits, to_bangla_digits
+
+
+def test_legacy_ksha_glyph():
+    assert normalize("পৰের") == normalize("পক্ষের") == "পক্ষের"
+
+
+def test_dari_forms_are_equal():
+    assert normalize("হইবে৷") == normalize("হইবে।")
+
+
+def test_t_s_conjunct():
+    assert normalize("বত্সর") == "বৎসর"
+
+
+def test_reordered_reph_including_conjunct_cluster():
+    assert normalize("কতর্ৃক") == "কর্তৃক"
+    assert normalize("পাশ্বর্িক") == "পার্শ্বিক"
+    assert normalize("নিয়ন্ত্রণবহিভর্ূত") == normalize("নিয়ন্ত্রণবহির্ভূত")
+
+
+def test_legacy_t_d_conjunct():
+    assert normalize("দরখাসত্দ") == "দরখাস্ত"
+    assert normalize("অনত্দর্বতর্ী") == "অন্তর্বর্তী"
+
+
+def test_zero_width_joiners_dropped():
+    assert normalize("এতদ্\u200cউদ্দেশ্যে") == normalize("এতদ্উদ্দেশ্যে")
+    assert normalize("ঘ\u200dূর্ণায়মান") == normalize("ঘূর্ণায়মান")
+
+
+def test_nukta_precomposed_and_decomposed_equal():
+    pre = "\u09df"  # য় precomposed
+    dec = "\u09af\u09bc"  # য + nukta
+    assert normalize(f"নিয়োগ".replace("য়", pre)) == normalize("নিয়োগ".replace("য়", dec))
+    assert normalize("\u09dc") == normalize("\u09a1\u09bc")  # ড়
+
+
+def test_digits_both_ways():
+    assert to_ascii_digits("ধারা ২৭(৩ক)") == "ধারা 27(3ক)"
+    assert to_bangla_digits("27") == "২৭"
+    assert normalize("১২০ দিন") == normalize("120 দিন")
+
+
+def test_private_use_dash_and_brackets_and_space():
+    assert normalize("যথা\uf02d") == "যথা-"
+    assert normalize("[মুনাফা  বা\u00a0লাভের]") == "মুনাফা বা লাভের"
+
+
+def test_english_casefold():
+    assert normalize("Provided  that") == "provided that"
+
+
+_bn = st.text(
+    alphabet=st.sampled_from(
+        list("কখগঘতদনরসহািীুূৃেোৌ্ৎৰ৷।০১২৩৪৫৬৭৮৯ ()[]") + ["\u200c", "\u200d", "\u09bc", "\u09df", "\uf02d", "A", "b"]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_bn)
+def test_normalize_is_idempotent(s):
+    once = normalize(s)
+    assert normalize(once) == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_normalize_is_idempotent_on_any_unicode(s):
+    once = normalize(s)
+    assert normalize(once) == once
+    assert unicodedata.is_normalized("NFC", once)
