@@ -112,49 +112,46 @@ def check_ref(
     Returns:
         The :class:`EvidenceCheck`; never raises for bad citations.
     """
-    base = {"node_id": ref.node_id, "span": ref.span}
     item = _items(pack).get(ref.node_id)
     if item is None:
         return EvidenceCheck(
-            **base, ok=False, code="unknown_node", reason=f"{ref.node_id} is not on the Evidence Pack"
+            node_id=ref.node_id,
+            span=ref.span,
+            ok=False,
+            code="unknown_node",
+            reason=f"{ref.node_id} is not on the Evidence Pack",
         )
     span_norm = normalize(ref.span)
     text_norm = normalize(item.text)
-    sizes = {"span_norm_chars": len(span_norm), "node_norm_chars": len(text_norm)}
-    if len(span_norm) < min_span_chars and not (span_norm and span_norm == text_norm):
+
+    def result(ok: bool, code: CheckCode, reason: str, loc: tuple[int, int] | None = None) -> EvidenceCheck:
         return EvidenceCheck(
-            **base,
-            **sizes,
-            ok=False,
-            code="span_too_short",
-            reason=(
-                f"span has {len(span_norm)} normalised characters; at least {min_span_chars} "
-                "are needed to verify a citation"
-            ),
+            node_id=ref.node_id,
+            span=ref.span,
+            ok=ok,
+            code=code,
+            reason=reason,
+            start=loc[0] if loc else None,
+            end=loc[1] if loc else None,
+            matched_text=item.text[loc[0] : loc[1]] if loc else None,
+            span_norm_chars=len(span_norm),
+            node_norm_chars=len(text_norm),
+        )
+
+    if len(span_norm) < min_span_chars and not (span_norm and span_norm == text_norm):
+        return result(
+            False,
+            "span_too_short",
+            f"span has {len(span_norm)} normalised characters; at least {min_span_chars} "
+            "are needed to verify a citation",
         )
     loc = locate_normalized(item.text, span_norm)
-    if loc is None:
-        if span_norm in text_norm:  # offset map failed (should not happen): still a valid quote
-            logger.warning("span of %s verified but could not be located", ref.node_id)
-            return EvidenceCheck(**base, **sizes, ok=True, code="ok", reason="span found (not located)")
-        return EvidenceCheck(
-            **base,
-            **sizes,
-            ok=False,
-            code="span_not_found",
-            reason=f"span does not occur in the text of {ref.node_id}",
-        )
-    start, end = loc
-    return EvidenceCheck(
-        **base,
-        **sizes,
-        ok=True,
-        code="ok",
-        reason=f"span found in {ref.node_id} at [{start}, {end})",
-        start=start,
-        end=end,
-        matched_text=item.text[start:end],
-    )
+    if loc is not None:
+        return result(True, "ok", f"span found in {ref.node_id} at [{loc[0]}, {loc[1]})", loc)
+    if span_norm in text_norm:  # offset map failed (should not happen): still a valid quote
+        logger.warning("span of %s verified but could not be located", ref.node_id)
+        return result(True, "ok", f"span found in {ref.node_id} (not located)")
+    return result(False, "span_not_found", f"span does not occur in the text of {ref.node_id}")
 
 
 def check_claim(

@@ -103,12 +103,16 @@ class LedgerView:
         return ledger_context(self._node_ids, self._claim_ids)
 
     def check(self, claim: Claim) -> None:
-        """Re-check a claim built elsewhere (e.g. reloaded) against this ledger.
+        """Re-check a claim built without ledger context (e.g. reloaded) against this ledger.
+
+        Checks citation membership and the ``challenge_to`` target; not id uniqueness, so a
+        claim already on the view can be re-checked.
 
         Raises:
-            EvidenceError: a citation is off the ledger, or the claim id/challenge is invalid.
+            EvidenceError: a citation is off the ledger, or the challenged claim is unknown.
         """
-        Claim.model_validate(claim.model_dump(), context=self.context())
+        ctx = ledger_context(self._node_ids, self._claim_ids - {claim.claim_id})
+        Claim.model_validate(claim.model_dump(), context=ctx)
 
 
 def claim_on_ledger(view: LedgerView, **fields: Any) -> Claim:
@@ -133,10 +137,8 @@ def _jsonable(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _side_of(fields: Mapping[str, Any]) -> Side | None:
-    try:
-        return Side(fields.get("side"))
-    except ValueError:
-        return None
+    side = fields.get("side")
+    return Side(side) if isinstance(side, str) and side in Side._value2member_map_ else None
 
 
 def _code_for_error(exc: EvidenceError) -> RejectionCode:

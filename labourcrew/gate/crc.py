@@ -360,7 +360,7 @@ def calibrate(
     # Scan from the top: the smallest τ such that every τ' >= τ satisfies the bound.
     failing = np.flatnonzero(~ok)
     first = int(failing[-1]) + 1 if failing.size else 0
-    if first >= taus.size or loss_bound / (n + 1) > alpha + _EPS:
+    if first >= taus.size or not math.isfinite(taus[first]) or loss_bound / (n + 1) > alpha + _EPS:
         note = (
             f"no threshold meets alpha={alpha} with n={n} calibration questions"
             + (" (too few questions: B/(n+1) > alpha)" if loss_bound / (n + 1) > alpha + _EPS else "")

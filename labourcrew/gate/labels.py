@@ -8,8 +8,8 @@ One row per (claim, annotator)::
 
 The database runs in WAL mode with a busy timeout, and every write is its own ``BEGIN IMMEDIATE``
 transaction, so several processes (e.g. two annotators' Streamlit sessions) can write at once
-without losing or tearing rows. Connections are opened per call: a :class:`LabelStore` can be
-shared between threads and pickled to other processes.
+without losing or tearing rows. Each thread (and process) uses its own connection, so a
+:class:`LabelStore` can be shared between threads and pickled to other processes.
 
 :meth:`LabelStore.labels_sha256` hashes the canonical export (rows sorted by claim id, then
 annotator; keys sorted), which is what a calibration record stores to say which labels it used.
@@ -17,13 +17,16 @@ annotator; keys sorted), which is what a calibration record stores to say which 
 
 from __future__ import annotations
 
+import builtins
 import csv
 import hashlib
 import io
 import json
 import logging
+import os
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,27 +93,45 @@ class LabelStore:
     def __init__(self, path: str | Path, *, timeout_s: float = 30.0) -> None:
         self.path = Path(path)
         self.timeout_s = timeout_s
+        self._local = threading.local()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with self._connect() as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute(_SCHEMA)
         except sqlite3.DatabaseError as exc:
+            self.close()
             raise DataError(f"label store {self.path} is not a usable SQLite database: {exc}") from exc
 
     def __repr__(self) -> str:
         return f"LabelStore({str(self.path)!r})"
 
+    def __getstate__(self) -> dict:
+        return {"path": self.path, "timeout_s": self.timeout_s}
+
+    def __setstate__(self, state: dict) -> None:
+        self.path, self.timeout_s = state["path"], state["timeout_s"]
+        self._local = threading.local()
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves so each write is one transaction.
-        conn = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
-        try:
+        # One connection per (process, thread), kept open: closing the last connection of a WAL
+        # database checkpoints and syncs it, which would cost ~10 ms per write.
+        conn = getattr(self._local, "conn", None)
+        if conn is None or getattr(self._local, "pid", None) != os.getpid():
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per write.
+            conn = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
             conn.execute("PRAGMA synchronous=NORMAL")
-            yield conn
-        finally:
+            self._local.conn, self._local.pid = conn, os.getpid()
+        yield conn
+
+    def close(self) -> None:
+        """Close this thread's connection (a later call reopens it)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
             conn.close()
+            self._local.conn = None
 
     # ------------------------------------------------------------ writes
 
@@ -174,9 +195,10 @@ class LabelStore:
         claim_id: str | None = None,
         run_id: str | None = None,
         annotator: str | None = None,
-    ) -> list[Label]:
+    ) -> builtins.list[Label]:
         """Labels matching the given filters, sorted by (claim_id, annotator)."""
-        where, args = [], []
+        where: builtins.list[str] = []
+        args: builtins.list[str] = []
         for col, value in (("claim_id", claim_id), ("run_id", run_id), ("annotator", annotator)):
             if value is not None:
                 where.append(f"{col} = ?")
@@ -187,7 +209,7 @@ class LabelStore:
         with self._connect() as conn:
             return int(conn.execute("SELECT COUNT(*) FROM labels").fetchone()[0])
 
-    def _select(self, where: str, args: tuple) -> list[Label]:
+    def _select(self, where: str, args: tuple) -> builtins.list[Label]:
         sql = f"SELECT {', '.join(_FIELDS)} FROM labels {where} ORDER BY claim_id, annotator"
         with self._connect() as conn:
             rows = conn.execute(sql, args).fetchall()
@@ -254,7 +276,7 @@ class LabelStore:
         return cohens_kappa([by_a[c] for c in shared], [by_b[c] for c in shared])
 
 
-def cohens_kappa(first: list[str], second: list[str]) -> float:
+def cohens_kappa(first: Sequence[str], second: Sequence[str]) -> float:
     """Cohen's κ of two equally long label sequences (any label alphabet).
 
     ``κ = (p_o - p_e) / (1 - p_e)``; when ``p_e == 1`` (both constant and equal) κ is 1.0.
@@ -267,7 +289,7 @@ def cohens_kappa(first: list[str], second: list[str]) -> float:
     n = len(first)
     p_o = sum(x == y for x, y in zip(first, second, strict=True)) / n
     cats = set(first) | set(second)
-    p_e = sum((first.count(c) / n) * (second.count(c) / n) for c in cats)
+    p_e = sum((list(first).count(c) / n) * (list(second).count(c) / n) for c in cats)
     if p_e >= 1.0:
         return 1.0
     return (p_o - p_e) / (1.0 - p_e)

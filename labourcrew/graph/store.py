@@ -23,7 +23,9 @@ Milvus Lite 3.2 quirks handled here (server limits respected so both paths behav
   negligible weight on an id no tokenizer uses (:data:`EMPTY_SPARSE_ID`).
 * Sparse ids must be < 2**32 - 1; weights finite and >= 0.
 * ``output_fields=[]`` returns *every* field, vectors included: ask for ``["node_id"]`` only.
-* One process per Lite database (file lock); several clients inside one process are fine.
+* One process per Lite database (file lock); several clients inside one process share one
+  in-process server. ``MilvusClient.close()`` does *not* stop that server, so the lock is held
+  until the process exits: use ``close(release=True)`` to let another process open the file.
 """
 
 from __future__ import annotations
@@ -206,10 +208,17 @@ class MilvusStore:
             Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
             uri = str(Path(uri).expanduser().resolve())
         self.uri = uri
+        self.is_lite = "://" not in uri
         try:
             self._client = MilvusClient(uri=uri, token=token or "")
         except Exception as exc:  # pymilvus raises several types (MilvusException, ConnectionConfigException, grpc errors)
-            raise ConfigError(f"cannot open Milvus at {uri}: {exc}", retryable=True) from exc
+            hint = (
+                "Another process (e.g. the app or an index build) may hold this Milvus Lite file; "
+                "stop it, or use a Milvus server URI."
+                if self.is_lite
+                else "Check that the Milvus server is running and the URI/token are right."
+            )
+            raise ConfigError(f"cannot open Milvus at {uri}: {exc}", help_message=hint, retryable=True) from exc
         self._loaded: set[str] = set()
         self._schemas: dict[str, tuple[int, bool]] = {}
 
@@ -502,12 +511,22 @@ class MilvusStore:
 
     # --- lifecycle -------------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Close the client (Milvus Lite flushes its write-ahead log)."""
+    def close(self, release: bool = False) -> None:
+        """Close the client.
+
+        Args:
+            release: Milvus Lite only: also stop this process's embedded server for the file and
+                free its lock, so another process can open it. Other clients of the same file in
+                this process stop working; leave False unless handing the file over.
+        """
         try:
             self._client.close()
         finally:
             self._loaded.clear()
+        if release and self.is_lite:
+            from milvus_lite.server_manager import server_manager_instance
+
+            server_manager_instance.release_server(self.uri)
 
     def __enter__(self) -> MilvusStore:
         return self

@@ -24,6 +24,7 @@ construction path is :func:`labourcrew.deliberation.eep.make_claim`.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal, Self
@@ -200,8 +201,8 @@ class EvidencePack(LedgerRecord):
     @field_validator("items")
     @classmethod
     def _unique_nodes(cls, items: list[EvidenceItem]) -> list[EvidenceItem]:
-        seen: set[str] = set()
-        dupes = sorted({i.node_id for i in items if i.node_id in seen or seen.add(i.node_id)})
+        counts = Counter(i.node_id for i in items)
+        dupes = sorted(n for n, k in counts.items() if k > 1)
         if dupes:
             raise ValueError(f"duplicate node ids on the Evidence Pack: {dupes}")
         return items

@@ -154,6 +154,7 @@ class _Shelf:
                         zf.writestr(info, buf.getvalue())
                 fh.flush()
                 os.fsync(fh.fileno())
+            os.chmod(tmp, 0o644)  # mkstemp makes 0600; the cache is a shared, committed file
             os.replace(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

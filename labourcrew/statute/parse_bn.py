@@ -328,6 +328,40 @@ class _Builder:
         return unit
 
 
+    def move(self, unit: Unit, new_parent: Unit, new_label: str) -> None:
+        """Re-attach ``unit`` (and relabel its subtree) under ``new_parent`` as ``new_label``."""
+        old_parent = self.by_id[unit.parent] if unit.parent else None
+        if old_parent is not None:
+            old_parent.children.remove(unit.node_id)
+            if unit.node_id in old_parent.provisos:
+                old_parent.provisos.remove(unit.node_id)
+        old_label = unit.label
+        subtree = [unit]
+        i = 0
+        while i < len(subtree):
+            subtree.extend(self.by_id[c] for c in subtree[i].children)
+            i += 1
+        for u in subtree:
+            del self.by_id[u.node_id]
+            u.label = new_label + u.label[len(old_label):]
+            u.node_id = f"{self.version}:{u.label}"
+            self.by_id[u.node_id] = u
+        for u in subtree:
+            u.children = [f"{self.version}:{new_label}{self._strip(c, old_label)}" for c in u.children]
+            u.provisos = [f"{self.version}:{new_label}{self._strip(c, old_label)}" for c in u.provisos]
+            if u is not unit and u.parent:
+                u.parent = f"{self.version}:{new_label}{self._strip(u.parent, old_label)}"
+        unit.parent = new_parent.node_id
+        new_parent.children.append(unit.node_id)
+        if unit.level in (Level.PROVISO, Level.EXPLANATION):
+            new_parent.provisos.append(unit.node_id)
+
+    def _strip(self, node_id: str, old_label: str) -> str:
+        label = node_id.split(":", 1)[1]
+        assert label.startswith(old_label)
+        return label[len(old_label):]
+
+
 def _segments(para: _Para) -> list[tuple[str, list[str]]]:
     """Split a paragraph at every proviso opener and explanation heading after its start.
 
@@ -519,6 +553,19 @@ def _parse_body(
     def rule_depth() -> int:
         return 1 if len(path) > 1 and path[1].unit.level == Level.SUBSECTION else 0
 
+    # Provisos attached to a rule while its clause list was open: (proviso, rule, clause before it).
+    # If the list then continues, the proviso sat *inside* the list and qualifies that clause
+    # (24(1)(d): "...দোষী সাব্যস্ত করা হয়: তবে শর্ত থাকে যে, উক্ত তদন্ত ষাট দিনের মধ্যে ..." then "(ঙ)").
+    pending: list[tuple[Unit, Unit, Unit]] = []
+
+    def settle_pending(owner: Unit) -> None:
+        for item in [p for p in pending if p[1] is owner]:
+            proviso, rule, before = item
+            pending.remove(item)
+            kind = proviso.level.value
+            counters[f"{rule.node_id}#{kind}"] -= 1
+            b.move(proviso, before, f"{before.label}.{kind}{next_count(before, kind)}")
+
     def add_labelled(kind: str, raw: str, text: str, notes: list[str], omitted: bool = False) -> None:
         nonlocal path
         key = _label_key(kind, raw)
@@ -531,6 +578,8 @@ def _parse_body(
                 b.anomalies.append(f"{S}: label ({raw}) continues no open list; attached to {path[depth].unit.label}")
         parent_node = path[depth]
         parent = parent_node.unit
+        if parent_node.kind == kind:
+            settle_pending(parent)
         if kind == "num":
             tag = f"({key[0]}{key[1]})"
             level = Level.SUBSECTION if parent.level == Level.SECTION else Level.ITEM
@@ -553,6 +602,8 @@ def _parse_body(
                 n = next_count(parent, level.value)
                 u = b.add(level=level, label=f"{parent.label}.{level.value}{n}", text=text,
                           parent=parent, notes=notes, **common)
+                if level == Level.PROVISO and path[d].kind == "let" and len(path) > d + 1:
+                    pending.append((u, parent, path[d + 1].unit))
                 path = [*path[: d + 1], _Node(u)]
                 continue
             if _OMITTED.match(text):

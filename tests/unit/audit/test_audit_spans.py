@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +17,7 @@ def test_index_reproduces_normalize_on_every_section(sections):
         assert index.exact
         assert index.norm == normalize(text)
         # segments tile the source in order, never overlapping
-        assert all(a[1] <= b[0] for a, b in zip(index.seg_src, index.seg_src[1:]))
+        assert all(a[1] <= b[0] for a, b in pairwise(index.seg_src))
 
 
 def test_every_real_sentence_is_located_exactly(sentences, sections):

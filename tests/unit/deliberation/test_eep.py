@@ -6,9 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from labourcrew.deliberation.eep import (
+    LedgerView,
+    claim_on_ledger,
+    make_claim,
+    make_claims,
+)
 from labourcrew.errors import EvidenceError
-from labourcrew.deliberation.eep import LedgerView, claim_on_ledger, make_claim, make_claims
-from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, RejectedClaim, Side
+from labourcrew.ledger.records import (
+    Claim,
+    EvidenceItem,
+    EvidencePack,
+    EvidenceRef,
+    RejectedClaim,
+    Side,
+)
 
 NODE_POOL = [f"2025:{n}" for n in ("1", "2(10)", "27", "27(1)", "27(1).proviso1", "28", "ch10", "348A")] + [
     "2018:27",
@@ -100,6 +112,10 @@ def test_check_rechecks_a_claim_built_without_ledger_context():
     with pytest.raises(EvidenceError, match="2025:99"):
         LedgerView(_pack(["2025:27"])).check(stray)
     LedgerView(_pack(["2025:99"])).check(stray)
+    LedgerView(_pack(["2025:99"]), claims=[stray]).check(stray)  # re-checking an admitted claim
+    challenger = Claim(**_fields("e1", nodes=("2025:99",), challenge_to="w9"))
+    with pytest.raises(EvidenceError, match="w9"):
+        LedgerView(_pack(["2025:99"]), claims=[stray]).check(challenger)
 
 
 def test_attempt_with_unserialisable_objects_is_recorded_safely():

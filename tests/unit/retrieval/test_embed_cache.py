@@ -104,6 +104,7 @@ def test_saved_file_is_compact_float16_and_deterministic(tmp_path, bn_paragraphs
     CachedEncoder(FakeEncoder(), tmp_path / "b").encode_passages(list(reversed(texts)))
     a, b = (tmp_path / "a/fake.passage.npz").read_bytes(), (tmp_path / "b/fake.passage.npz").read_bytes()
     assert a == b  # same content, same bytes, whatever the order of embedding
+    assert (tmp_path / "a/fake.passage.npz").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
     with np.load(tmp_path / "a/fake.passage.npz") as z:
         assert z["dense"].dtype == np.float16 and z["dense"].shape == (20, 16)
         assert z["keys"].dtype == np.dtype("S32")

@@ -1,0 +1,143 @@
+"""The team's dev question set (``data/eval/dev_v1.jsonl``): schema, loading and gold-span verification.
+
+Each line is one :class:`DevItem`. Gold citations are checked against the StatuteGraph: every
+``gold_sections`` label must exist in the item's statute version, and every gold span must occur
+verbatim (after :func:`~labourcrew.statute.normalize.normalize` on both sides, the same rule the
+Citation Checker applies) in the unit it names or one of that unit's descendants.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from labourcrew.errors import DataError
+from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
+from labourcrew.statute.normalize import normalize
+
+__all__ = ["DevItem", "GoldSpan", "CATEGORIES", "ANSWERABLE", "load_dataset", "verify_item", "verify_dataset",
+           "DEFAULT_DATASET"]
+
+DEFAULT_DATASET = REPO_ROOT / "data" / "eval" / "dev_v1.jsonl"
+
+CATEGORIES = (
+    "direct_factual",
+    "definitional",
+    "procedural",
+    "conditional",
+    "comparative",
+    "multi_hop",
+    "hypothetical",
+    "unanswerable",
+    "adversarial",
+)
+# Categories whose gold answer is grounded in the Act (the other two test abstention).
+ANSWERABLE = CATEGORIES[:7]
+
+
+class GoldSpan(BaseModel):
+    """A verbatim gold citation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    section: str = Field(description="ASCII label of the unit containing the span, e.g. '27(1)'.")
+    span: str = Field(min_length=1, description="Verbatim substring of that unit's text.")
+
+
+class DevItem(BaseModel):
+    """One dev-set question with gold answer and gold citations."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    id: str = Field(description="Stable item id, e.g. 'devA-001'.")
+    category: Literal[
+        "direct_factual", "definitional", "procedural", "conditional", "comparative", "multi_hop",
+        "hypothetical", "unanswerable", "adversarial",
+    ] = Field(description="Question category (paper's seven + unanswerable + adversarial).")
+    difficulty: int = Field(ge=1, le=3, description="Tier: 1 easy, 2 medium, 3 hard.")
+    # "register" would shadow a BaseModel attribute: the JSON key is kept through an alias.
+    register_: Literal["formal", "colloquial", "noisy"] = Field(
+        alias="register", description="Language register of the question."
+    )
+    question_bn: str = Field(min_length=1, description="The question in Bangla (as a user would type it).")
+    question_en: str = Field(min_length=1, description="English translation of the question.")
+    gold_answer_bn: str = Field(description="Gold answer in Bangla.")
+    gold_answer_en: str = Field(description="Gold answer in English.")
+    gold_sections: list[str] = Field(default_factory=list, description="Governing units' ASCII labels.")
+    gold_spans: list[GoldSpan] = Field(default_factory=list, description="Verbatim gold citations.")
+    statute_version: str = Field(default="2025", description="Statute version the gold refers to.")
+
+
+def load_dataset(path: Path | str = DEFAULT_DATASET) -> list[DevItem]:
+    """Read a JSONL dataset.
+
+    Raises:
+        DataError: the file is missing, a line is not JSON, or an item breaks the schema
+            (the message names the line).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"dataset not found: {path}")
+    items: list[DevItem] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(DevItem.model_validate_json(line))
+        except ValidationError as exc:
+            raise DataError(f"{path}:{n}: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}") from exc
+    ids = [i.id for i in items]
+    if len(set(ids)) != len(ids):
+        raise DataError(f"{path}: duplicate item ids")
+    return items
+
+
+def verify_item(item: DevItem, graph: StatuteGraph) -> list[str]:
+    """Problems with one item's gold citations (empty list when all verify)."""
+    problems: list[str] = []
+    v = item.statute_version
+    for label in item.gold_sections:
+        u = graph.units.get(f"{v}:{label}")
+        if u is None:
+            problems.append(f"{item.id}: gold section {label} does not exist in {v}")
+        elif u.omitted:
+            problems.append(f"{item.id}: gold section {label} is omitted in {v}")
+    for gs in item.gold_spans:
+        node = graph.units.get(f"{v}:{gs.section}")
+        if node is None:
+            problems.append(f"{item.id}: span's unit {gs.section} does not exist in {v}")
+            continue
+        span = normalize(gs.span)
+        texts = [node.text_norm, *(d.text_norm for d in graph.descendants(node.node_id))]
+        if not any(span in t for t in texts):
+            problems.append(f"{item.id}: span not found verbatim in {gs.section}: {gs.span[:60]!r}")
+    if item.category in ANSWERABLE and not item.gold_sections:
+        problems.append(f"{item.id}: answerable item without gold sections")
+    return problems
+
+
+def verify_dataset(items: list[DevItem], graph: StatuteGraph) -> list[str]:
+    """All problems in a dataset (empty list when every gold citation verifies)."""
+    return [p for it in items for p in verify_item(it, graph)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m labourcrew.eval.datasets [FILE]``: verify gold spans, print problems, exit 1 if any."""
+    import sys
+
+    from labourcrew.graph.statute_graph import load_graph
+
+    args = argv if argv is not None else sys.argv[1:]
+    items = load_dataset(args[0] if args else DEFAULT_DATASET)
+    problems = verify_dataset(items, load_graph())
+    for p in problems:
+        print(p)
+    print(json.dumps({"items": len(items), "problems": len(problems)}))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""Opinion Writer (paper §3.6): the Bangla narrative, built only from released claims.
+
+Rules:
+
+* one sentence per released claim, carrying its citation(s) (``(ধারা ২৭(১))``); claims with the
+  same text collapse into one sentence; order: the Legal Interpreter's governing rule, then the
+  Worker Counsel's claims, then the Employer Counsel's (a rule before its exceptions), each by
+  trust score;
+* a fixed framing line states the release status (and, for DEGRADED/UNDECIDED, why) -- it carries
+  no legal content;
+* after composing, :func:`check_opinion` re-checks the prose: every sentence but the framing line
+  must be the rendering of a released claim, and no rejected claim's text or span may occur in it
+  unless that same text is part of a released claim. Offending sentences are dropped and the check
+  repeated, so no rejected content survives.
+
+English rendering (on request): for each released claim, the English parallel of each cited
+section from the StatuteGraph (``en-2018``), labelled *unofficial translation, amended to 2018*
+and flagged *outdated* when the Bangla text of the version differs from 2018; a claim already in
+English (the ``en-2018`` version) is rendered as itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from labourcrew.gate.trust_gate import GatedClaim, GateResult
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import LedgerRecord, ReleaseStatus, Side
+from labourcrew.llm.offline import citation_label_bn
+from labourcrew.statute.normalize import normalize, to_bangla_digits
+
+__all__ = [
+    "OpinionSentence",
+    "EnglishBlock",
+    "OpinionCheck",
+    "Opinion",
+    "render_sentence",
+    "check_opinion",
+    "write_opinion",
+]
+
+logger = logging.getLogger(__name__)
+
+_SIDE_ORDER = {Side.INTERPRETER: 0, Side.WORKER: 1, Side.EMPLOYER: 2}
+_BN = re.compile(r"[\u0980-\u09ff]")
+
+
+class OpinionSentence(LedgerRecord):
+    """One sentence of the narrative and the released claims it renders."""
+
+    text: str = Field(description="The sentence as printed.")
+    claim_ids: list[str] = Field(description="Released claims this sentence renders (empty for the framing line).")
+    citations: list[str] = Field(description="Bangla citations it carries, e.g. ['ধারা ২৭(১)'].")
+
+
+class EnglishBlock(LedgerRecord):
+    """English rendering of one released claim."""
+
+    claim_id: str = Field(description="The released claim.")
+    section: str | None = Field(description="ASCII section label of the English parallel (None: claim text itself).")
+    text: str = Field(description="English text: the section's unofficial translation, or the English claim.")
+    label: str = Field(description="Status label, e.g. 'unofficial translation, amended to 2018'.")
+    outdated: bool = Field(description="True when the Bangla text of this section changed after 2018.")
+
+
+class OpinionCheck(LedgerRecord):
+    """Result of the post-composition check of the narrative."""
+
+    ok: bool = Field(description="True when every sentence is a released claim and nothing rejected leaked.")
+    dropped_sentences: list[str] = Field(default_factory=list, description="Sentences removed by the check.")
+    leaked_claim_ids: list[str] = Field(default_factory=list, description="Rejected claims whose content was found (before dropping).")
+
+
+class Opinion(LedgerRecord):
+    """The narrative released to the user."""
+
+    opinion_bn: str = Field(description="The Bangla narrative.")
+    sentences: list[OpinionSentence] = Field(description="Its sentences, in order (framing line first).")
+    opinion_en: str | None = Field(default=None, description="English rendering (None unless requested).")
+    english: list[EnglishBlock] = Field(default_factory=list, description="English blocks per released claim.")
+    check: OpinionCheck = Field(description="The post-composition check.")
+
+
+def _citations(claim: GatedClaim) -> list[str]:
+    out = []
+    for ev in claim.evidence:
+        label = ev.node_id.split(":", 1)[-1]
+        out.append(citation_label_bn(label))
+    return list(dict.fromkeys(out))
+
+
+def _has_citation(text: str, cite: str) -> bool:
+    return normalize(cite) in normalize(text)
+
+
+def render_sentence(claim: GatedClaim) -> OpinionSentence:
+    """The sentence for one released claim: its text, with any missing citation appended."""
+    cites = _citations(claim)
+    body = claim.text.strip().rstrip("।৷.")
+    missing = [c for c in cites if not _has_citation(body, c)]
+    if missing:
+        body = f"{body} ({'; '.join(missing)})"
+    end = "।" if _BN.search(body) else "."
+    return OpinionSentence(text=body + end, claim_ids=[claim.claim_id], citations=cites)
+
+
+def _framing(gate: GateResult, version: str) -> str:
+    v = to_bangla_digits(version) if version[:1].isdigit() else version
+    if gate.status == ReleaseStatus.TGLO:
+        return f"বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) অনুযায়ী, যাচাইকৃত উদ্ধৃতিসহ:"
+    if gate.status == ReleaseStatus.DEGRADED:
+        return f"সতর্কতা — উত্তরটি আংশিক ({gate.status_reason}); বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) থেকে যাচাইকৃত অংশ:"
+    if gate.premise_errors:
+        why = "প্রশ্নে উল্লিখিত ধারাটি এই পাঠে নেই"
+    elif gate.fail_closed:
+        why = "ট্রাস্ট গেট ক্যালিব্রেট করা নেই (τ = ∞), তাই কোনো দাবি প্রকাশ করা হয়নি"
+    elif not gate.claims:
+        why = "আইনে প্রশ্নটির প্রাসঙ্গিক কোনো বিধান পাওয়া যায়নি"
+    else:
+        why = "কোনো দাবি ট্রাস্ট গেট অতিক্রম করেনি"
+    return f"এই প্রশ্নের নির্ভরযোগ্য উত্তর দেওয়া গেল না: {why}। ({gate.status_reason})"
+
+
+def check_opinion(
+    sentences: Sequence[OpinionSentence], accepted: Sequence[GatedClaim], rejected: Sequence[GatedClaim]
+) -> tuple[list[OpinionSentence], OpinionCheck]:
+    """Re-check a composed narrative; drop what is not released content (module docstring).
+
+    Returns:
+        ``(kept sentences, check)``; the framing line (no claim ids) is always kept.
+    """
+    allowed = {render_sentence(c).text: c.claim_id for c in accepted}
+    accepted_norm = [normalize(c.text) for c in accepted] + [
+        normalize(e.span) for c in accepted for e in c.evidence
+    ]
+    dropped: list[str] = []
+    leaked: list[str] = []
+    kept = list(sentences)
+    for _ in range(3):  # dropping can only remove text; converges at once, bounded anyway
+        prose = normalize(" ".join(s.text for s in kept))
+        bad: set[int] = set()
+        for i, s in enumerate(kept):
+            if s.claim_ids and s.text not in allowed:
+                bad.add(i)
+        for r in rejected:
+            pieces = [normalize(r.text)] + [normalize(e.span) for e in r.evidence]
+            for p in pieces:
+                if not p or p not in prose or any(p in a for a in accepted_norm):
+                    continue
+                leaked.append(r.claim_id)
+                bad.update(i for i, s in enumerate(kept) if p in normalize(s.text))
+        if not bad:
+            break
+        dropped.extend(kept[i].text for i in sorted(bad))
+        kept = [s for i, s in enumerate(kept) if i not in bad]
+    check = OpinionCheck(
+        ok=not dropped and not leaked,
+        dropped_sentences=dropped,
+        leaked_claim_ids=sorted(set(leaked)),
+    )
+    if not check.ok:
+        logger.warning("opinion check dropped %d sentence(s); leaked: %s", len(dropped), check.leaked_claim_ids)
+    return kept, check
+
+
+def _english(claim: GatedClaim, graph: StatuteGraph | None, version: str) -> list[EnglishBlock]:
+    from labourcrew.statute.model import ENGLISH_LABEL
+
+    if not _BN.search(claim.text):
+        return [EnglishBlock(claim_id=claim.claim_id, section=None, text=claim.text, label=f"claim text ({version})", outdated=False)]
+    if graph is None:
+        return []
+    out: list[EnglishBlock] = []
+    seen: set[str] = set()
+    for ev in claim.evidence:
+        unit = graph.units.get(ev.node_id)
+        if unit is None or unit.section is None:
+            continue
+        sec_id = f"{unit.version}:{unit.section}"
+        if sec_id in seen:
+            continue
+        seen.add(sec_id)
+        par = graph.english.get(sec_id)
+        if par is None:
+            out.append(EnglishBlock(claim_id=claim.claim_id, section=unit.section,
+                                    text="(no English parallel of this section)", label=ENGLISH_LABEL, outdated=True))
+            continue
+        out.append(EnglishBlock(claim_id=claim.claim_id, section=unit.section, text=par.text, label=par.label, outdated=par.outdated))
+    return out
+
+
+def write_opinion(
+    gate: GateResult,
+    *,
+    version: str,
+    graph: StatuteGraph | None = None,
+    english: bool = False,
+) -> Opinion:
+    """Compose the narrative from the gate's released claims and re-check it.
+
+    Args:
+        gate: the Trust Gate's decision.
+        version: statute version answered from (named in the framing line).
+        graph: the StatuteGraph (needed only for ``english=True``).
+        english: also render the released claims in English.
+
+    Returns:
+        The :class:`Opinion`.
+    """
+    accepted = sorted(
+        gate.accepted(), key=lambda c: (_SIDE_ORDER[c.side], -c.trust_score, c.claim_id)
+    )
+    rejected = [c for c in gate.claims if not c.accepted]
+    framing = OpinionSentence(text=_framing(gate, version), claim_ids=[], citations=[])
+    body: list[OpinionSentence] = []
+    by_text: dict[str, int] = {}
+    for claim in accepted:
+        s = render_sentence(claim)
+        key = normalize(s.text)
+        if key in by_text:  # same statement from two sides: one sentence, both claim ids
+            i = by_text[key]
+            body[i] = body[i].model_copy(update={"claim_ids": [*body[i].claim_ids, claim.claim_id]})
+            continue
+        by_text[key] = len(body)
+        body.append(s)
+    # Merged sentences render the first claim; the check compares against every released claim.
+    kept, check = check_opinion([framing, *body], accepted, rejected)
+    text = "\n".join(s.text for s in kept)
+    blocks: list[EnglishBlock] = []
+    opinion_en = None
+    if english:
+        for claim in accepted:
+            blocks.extend(_english(claim, graph, version))
+        lines = []
+        for b in blocks:
+            head = f"[{b.claim_id}] Section {b.section} ({b.label}{'; OUTDATED: the Bangla text changed after 2018' if b.outdated else ''}): " if b.section else f"[{b.claim_id}] "
+            lines.append(head + b.text)
+        opinion_en = "\n".join(lines) if lines else "No claim was released."
+    return Opinion(opinion_bn=text, sentences=kept, opinion_en=opinion_en, english=blocks, check=check)

@@ -1,0 +1,190 @@
+"""The contract between the deliberation board and its model backends (paper §3.1, App. D).
+
+Every *language* role of the board (Issue Spotter, Worker/Employer Counsel, Legal Interpreter,
+Trust Auditor) is one method of a :class:`RoleBackend`. Two backends implement it:
+
+* ``offline`` (:mod:`labourcrew.llm.offline`) -- deterministic and extractive: claims are verbatim
+  clause-level spans of the Evidence Pack; never invents text. The embedded default.
+* ``openai`` (:mod:`labourcrew.llm.openai_backend`) -- ``langchain-openai`` ``ChatOpenAI`` against any
+  OpenAI-compatible endpoint, structured output into the models below.
+
+The board never trusts a backend's output: proposed claims are turned into ledger claims by the
+Evidence Exchange Protocol (:func:`labourcrew.deliberation.eep.make_claim`), which refuses citations
+of nodes that are not on the Evidence Pack, and every span is re-verified by the Citation Checker.
+Deterministic roles (planner, retriever, hopper, supervisor, citation checker, gate, opinion
+writer) are not part of this contract.
+
+Errors: a backend raises :class:`~labourcrew.errors.TransientRoleError` for failures a retry may
+fix (timeout, rate limit, malformed output) and :class:`~labourcrew.errors.PermanentRoleError` for
+those it cannot (refusal, schema never satisfied). It must not swallow them: the Supervisor and
+LangGraph's ``RetryPolicy`` decide what happens next.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from labourcrew.ledger.records import (
+    Claim,
+    ClaimCategory,
+    Direction,
+    EvidencePack,
+    Side,
+    Verdict,
+)
+
+__all__ = [
+    "Role",
+    "LANGUAGE_ROLES",
+    "ProposedCitation",
+    "ProposedClaim",
+    "CounselInput",
+    "CounselOutput",
+    "InterpreterInput",
+    "InterpreterOutput",
+    "AuditInput",
+    "RetrievalRequest",
+    "AuditOutput",
+    "CallUsage",
+    "RoleBackend",
+]
+
+
+class Role(StrEnum):
+    """Board roles; node names and prompt file names (``prompts/<role>.md``) use these values."""
+
+    ISSUE_SPOTTER = "issue_spotter"
+    RETRIEVAL_PLANNER = "retrieval_planner"
+    STATUTE_RETRIEVER = "statute_retriever"
+    LINK_HOPPER = "link_hopper"
+    WORKER_COUNSEL = "worker_counsel"
+    EMPLOYER_COUNSEL = "employer_counsel"
+    LEGAL_INTERPRETER = "legal_interpreter"
+    TRUST_AUDITOR = "trust_auditor"
+    SUPERVISOR = "supervisor"
+    CITATION_CHECKER = "citation_checker"
+    TRUST_GATE = "trust_gate"  # Trust Gate + Opinion Writer
+
+
+LANGUAGE_ROLES = (
+    Role.ISSUE_SPOTTER,
+    Role.WORKER_COUNSEL,
+    Role.EMPLOYER_COUNSEL,
+    Role.LEGAL_INTERPRETER,
+    Role.TRUST_AUDITOR,
+)
+
+
+class _IO(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProposedCitation(_IO):
+    """A citation as a backend proposes it (not yet checked against the ledger)."""
+
+    node_id: str = Field(description="Node id the backend cites, e.g. '2025:27(1)'.")
+    span: str = Field(description="Verbatim quote from that unit's text.")
+
+
+class ProposedClaim(_IO):
+    """A claim as a backend proposes it; the EEP turns it into a ledger Claim or a RejectedClaim."""
+
+    text: str = Field(description="The claim, in Bangla (the question's language).")
+    citations: list[ProposedCitation] = Field(description="Evidence for the claim; at least one.")
+    confidence: float = Field(ge=0.0, le=1.0, description="Self-reported confidence in [0,1].")
+    challenge_to: str | None = Field(default=None, description="claim_id of the other side's claim it challenges.")
+
+
+class CounselInput(_IO):
+    """What a counsel sees: the question, the Issue Spotter's analysis and the Evidence Pack only."""
+
+    side: Side = Field(description="worker or employer.")
+    question: str = Field(description="The user's question, verbatim.")
+    issues: list[str] = Field(default_factory=list, description="Primary/secondary issues from the Issue Spotter.")
+    facts: list[str] = Field(default_factory=list, description="Facts stated in the question.")
+    pack: EvidencePack = Field(description="The Evidence Pack on the ledger (the only citable material).")
+    round: int = Field(default=0, ge=0, description="Deliberation round (0 = opening).")
+    other_claims: list[Claim] = Field(default_factory=list, description="The other side's claims (round >= 1).")
+
+
+class CounselOutput(_IO):
+    """A counsel's claims for one round."""
+
+    claims: list[ProposedClaim] = Field(default_factory=list, description="Proposed claims, best first.")
+
+
+class InterpreterInput(_IO):
+    """What the Legal Interpreter sees: the question, the pack and whatever claims exist."""
+
+    question: str = Field(description="The user's question.")
+    issues: list[str] = Field(default_factory=list, description="Issues from the Issue Spotter.")
+    pack: EvidencePack = Field(description="The Evidence Pack.")
+    claims: list[Claim] = Field(default_factory=list, description="Claims of both sides (one side if a counsel failed).")
+
+
+class InterpreterOutput(_IO):
+    """The governing rule, stated with citations, without declaring a winner."""
+
+    governing_rule: ProposedClaim | None = Field(description="The governing rule as a cited claim (None if none found).")
+    notes: str = Field(default="", description="Short reasoning notes (not shown as law).")
+
+
+class AuditInput(_IO):
+    """One claim with the full text of every unit it cites."""
+
+    question: str = Field(description="The user's question.")
+    claim: Claim = Field(description="The claim under audit.")
+    cited_texts: dict[str, str] = Field(description="node_id -> verbatim unit text for each cited node on the pack.")
+
+
+class RetrievalRequest(_IO):
+    """A structured request for more evidence (Trust Auditor -> Retrieval Planner)."""
+
+    seeds: list[str] = Field(default_factory=list, description="Node ids to expand from.")
+    edge_types: list[str] = Field(default_factory=lambda: ["proviso", "cross_ref"], description="Edge types to follow.")
+    hops: int = Field(default=1, ge=0, le=3, description="Hop budget (clamped by the question-type ceiling).")
+    queries: list[str] = Field(default_factory=list, description="Extra semantic queries, if any.")
+    reason: str = Field(default="", description="What evidence is missing.")
+
+
+class AuditOutput(_IO):
+    """The Trust Auditor's reading of one claim (paper §3.5; LegalHalluLens categories)."""
+
+    verdict: Verdict = Field(description="SUPPORT / REFUTE / NEI against the cited spans.")
+    category: ClaimCategory = Field(description="numeric, temporal, obligation or factual.")
+    direction: Direction | None = Field(default=None, description="For a contradicted claim: omission or invention.")
+    checks: dict[str, bool] = Field(default_factory=dict, description="Typed skeptic checks, e.g. {'numbers_match': True}.")
+    notes: str = Field(default="", description="Short notes.")
+    retrieval_request: RetrievalRequest | None = Field(default=None, description="Set when evidence is missing.")
+
+
+class CallUsage(_IO):
+    """Accounting of one backend call (the board sums these into RoleStatus)."""
+
+    backend: str = Field(description="Which backend answered, e.g. 'offline-extractive' or 'openai:gpt-4o-mini'.")
+    tokens_in: int = Field(default=0, ge=0, description="Prompt tokens.")
+    tokens_out: int = Field(default=0, ge=0, description="Completion tokens.")
+    cost_usd: float = Field(default=0.0, ge=0.0, description="Estimated cost in US dollars (0 when unknown).")
+    llm_calls: int = Field(default=0, ge=0, description="Number of chat-model calls made.")
+
+
+@runtime_checkable
+class RoleBackend(Protocol):
+    """The language roles of the board. Each method returns ``(output, usage)``.
+
+    The Issue Spotter returns the same record as the rule-based spotter of
+    :mod:`labourcrew.retrieval.issue_spotter` (``IssueSpotting``).
+    """
+
+    name: str
+
+    def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]: ...
+
+    def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]: ...
+
+    def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]: ...
+
+    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]: ...

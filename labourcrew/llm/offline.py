@@ -1,0 +1,599 @@
+"""The ``offline`` backend: deterministic, extractive language roles (the embedded default).
+
+No Bangla-capable instruction model can be installed here, so every language role of the board
+(:class:`~labourcrew.llm.backend.RoleBackend`) has a deterministic extractive implementation that
+**never writes law of its own**: every claim is a verbatim clause-level span of a unit on the
+Evidence Pack with a short, fixed Bangla frame (``আইন অনুযায়ী: «…» (ধারা ২৭(১))``).
+
+Roles (paper §3.3-§3.5):
+
+* **Issue Spotter** -- the rule-based spotter (:func:`labourcrew.retrieval.issue_spotter.spot_issues`).
+* **Worker Counsel** -- spans relevant to the question that state duties owed and entitlements
+  (cues :data:`WORKER_CUES`: ``করিতে হইবে``, ``পাইবেন``, ``অধিকারী হইবেন`` ...).
+* **Employer Counsel** -- spans that defeat or qualify them: provisos and exception cues
+  (:data:`EMPLOYER_CUES`: ``ব্যতীত``, ``প্রযোজ্য হইবে না``, ``তবে``, ``যদি না``, ``সাপেক্ষে`` ...).
+  In the rebuttal round (``round >= 1``) each side may challenge one claim of the other, from the
+  same section.
+* **Legal Interpreter** -- the top-ranked governing-rule span (preferring units already cited).
+* **Trust Auditor** -- span verification plus the typed skeptic checks of
+  :mod:`labourcrew.audit.skeptic` -> SUPPORT / NEI / REFUTE; asks for the provisos and
+  cross-references of a cited unit (a :class:`~labourcrew.llm.backend.RetrievalRequest`) when the
+  StatuteGraph has any.
+
+Relevance (the **relevance floor**). A unit is relevant when the IDF-weighted share of the
+question's content tokens (words and character 3-grams after :func:`normalize`, the question's
+function words removed, plus the Act's own wording of the spotted concepts) that occur in the
+unit's context (section title, ancestors' lead text, unit text) reaches :attr:`OfflineTuning.unit_floor`,
+and the share of the question's *word* weight it covers reaches :attr:`OfflineTuning.word_floor`.
+IDF comes from the units of the statute version. When no unit of the pack clears the floor the
+counsels propose nothing, so a question outside the Act is released UNDECIDED. A question that
+names a section the version does not have gets no claims either.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from labourcrew.audit.skeptic import exception_cues_in, skeptic_report
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import Claim, EvidenceItem, Side, Verdict
+from labourcrew.llm.backend import (
+    AuditInput,
+    AuditOutput,
+    CallUsage,
+    CounselInput,
+    CounselOutput,
+    InterpreterInput,
+    InterpreterOutput,
+    ProposedCitation,
+    ProposedClaim,
+    RetrievalRequest,
+)
+from labourcrew.retrieval.lexical import tokenize
+from labourcrew.statute.model import Level
+from labourcrew.statute.normalize import normalize, to_bangla_digits
+from labourcrew.statute.parse_bn import BN_CONSONANTS
+
+__all__ = [
+    "OFFLINE_BACKEND_NAME",
+    "WORKER_CUES",
+    "EMPLOYER_CUES",
+    "QUESTION_STOPWORDS",
+    "OfflineTuning",
+    "OfflineBackend",
+    "Span",
+    "clause_spans",
+    "citation_label_bn",
+    "frame_claim",
+]
+
+logger = logging.getLogger(__name__)
+
+OFFLINE_BACKEND_NAME = "offline-extractive"
+
+WORKER_CUES: tuple[str, ...] = tuple(
+    normalize(c)
+    for c in (
+        "করিতে হইবে", "পাইবেন", "পাইবে", "অধিকারী হইবেন", "অধিকারী হইবে", "প্রদান করিবেন", "প্রদান করিবে",
+        "পারিবেন", "বাধ্য থাকিবেন", "বাধ্য থাকিবে", "পরিশোধ করিতে হইবে", "প্রদেয় হইবে", "অধিকারী",
+    )
+)
+EMPLOYER_CUES: tuple[str, ...] = tuple(
+    normalize(c)
+    for c in (
+        "ব্যতীত", "প্রযোজ্য হইবে না", "তবে", "যদি না", "সাপেক্ষে", "শর্ত থাকে যে", "ব্যতিরেকে", "পারিবেন না",
+        "পাইবেন না", "হইবেন না", "বাধ্য থাকিবেন না",
+    )
+)
+
+# Function words of questions (colloquial and formal, Bangla and English): they carry no topic
+# and, being absent from the Act's formal text, would otherwise count as unmatched rare words.
+QUESTION_STOPWORDS: frozenset[str] = frozenset(
+    normalize(w)
+    for w in (
+        "কি কী কত কতো কতদিন কবে কোন কোনো কোনটি কেন কিভাবে কীভাবে কোথায় কে কাকে কার কাহার হয় হবে হবেন "
+        "হলে হইলে যদি আমি আমার আমাকে আমরা আমাদের তিনি সে তার তাহার তাদের তাহাদের এর এ ও এবং বা অথবা না নাকি "
+        "জন্য থেকে হতে হইতে পারে পারবে পারবেন পারি পাবে পাবেন পাবো পাব দিতে দিবে দেবে দেয় দেওয়া করতে করে "
+        "করবে করবেন করা আছে নেই অনুযায়ী আইন আইনে আইনের শ্রম মতে বলো বলুন জানতে চাই জানাবেন দয়া করে এই সেই "
+        "ঐ উক্ত কিনা কি না তো যে যা যায় গেলে থাকলে থাকে হচ্ছে হয়েছে হলো দিয়ে নিয়ে কিছু সব সকল প্রতি মধ্যে "
+        "পর আগে পরে বিষয়ে সম্পর্কে ব্যাপারে বাংলাদেশ ২০০৬ 2006 বিধান ধারা "
+        "what when how many much is are the a an of to in for on do does can could should would will i my "
+        "me we our under act law section labour labor bangladesh please tell"
+    ).split()
+)
+
+_MARKER = re.compile(
+    rf"^\s*\[?\s*(?:\(\s*(?:[০-৯0-9]+\s*[{BN_CONSONANTS}A-Za-z]?|[{BN_CONSONANTS}]{{1,3}}|[a-z]{{1,3}})\s*\)\s*)+"
+)
+_SENT = re.compile(r"[৷।]")
+_CLAUSE = re.compile(r";")
+_TRIM = " \t\n,;:ঃ-–—[]"
+_UNIT_LEVELS = {Level.SUBSECTION, Level.CLAUSE, Level.ITEM, Level.PROVISO, Level.EXPLANATION,
+                Level.PARAGRAPH, Level.SECTION}
+
+
+class OfflineTuning(BaseModel):
+    """Constants of the offline roles (all unitless shares or counts)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit_floor: float = Field(default=0.30, ge=0.0, le=1.0, description="Least IDF-weighted token share of the question a relevant unit covers.")
+    word_floor: float = Field(default=0.34, ge=0.0, le=1.0, description="Least IDF-weighted share of the question's whole words a relevant unit covers.")
+    min_span_chars: int = Field(default=16, ge=8, description="Shortest span offered as a claim (normalised characters).")
+    max_worker_claims: int = Field(default=3, ge=0, description="Worker Counsel claims per opening round.")
+    max_employer_claims: int = Field(default=2, ge=0, description="Employer Counsel claims per opening round.")
+    w_relevance_unit: float = Field(default=0.55, ge=0.0, description="Weight of the unit's relevance in a span's score.")
+    w_relevance_span: float = Field(default=0.30, ge=0.0, description="Weight of the span's own relevance.")
+    w_prior: float = Field(default=0.15, ge=0.0, description="Weight of the retrieval provenance of the unit.")
+    w_cue: float = Field(default=0.15, ge=0.0, description="Bonus of a span carrying its side's cue.")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A candidate clause span of a pack unit, with its scores."""
+
+    node_id: str
+    text: str  # verbatim substring of the unit text
+    unit_rel: float
+    span_rel: float
+    word_rel: float
+    prior: float
+    worker_cue: bool
+    employer_cue: bool
+    is_proviso: bool
+    rank: int  # position of the unit on the pack
+
+    def score(self, tuning: OfflineTuning, side: Side | None) -> float:
+        cue = 0.0
+        if side == Side.WORKER and self.worker_cue and not self.employer_cue:
+            cue = 1.0
+        elif side == Side.EMPLOYER and (self.employer_cue or self.is_proviso):
+            cue = 1.0
+        return (
+            tuning.w_relevance_unit * self.unit_rel
+            + tuning.w_relevance_span * self.span_rel
+            + tuning.w_prior * self.prior
+            + tuning.w_cue * cue
+        )
+
+
+# ---------------------------------------------------------------- pure helpers
+
+
+def clause_spans(text: str, min_chars: int = 16) -> list[str]:
+    """Verbatim clause-level spans of a unit text.
+
+    The leading label (``(১)``, ``(ক)``, ``[``) is dropped; the text is cut at the dari into
+    sentences and a sentence at ``;`` into clauses -- unless the sentence carries an exception cue,
+    which then stays whole so no carve-out is separated from its rule.
+
+    Returns:
+        Substrings of ``text`` (in order, whitespace-trimmed) with at least ``min_chars``
+        normalised characters.
+    """
+    m = _MARKER.match(text)
+    body_start = m.end() if m else 0
+    out: list[str] = []
+    pos = body_start
+    pieces: list[tuple[int, int]] = []
+    for sm in _SENT.finditer(text, body_start):
+        pieces.append((pos, sm.start()))
+        pos = sm.end()
+    pieces.append((pos, len(text)))
+    for a, z in pieces:
+        sentence = text[a:z]
+        parts = [(a, z)]
+        if not exception_cues_in(sentence) and ";" in sentence:
+            parts = []
+            p = a
+            for cm in _CLAUSE.finditer(text, a, z):
+                parts.append((p, cm.start()))
+                p = cm.end()
+            parts.append((p, z))
+        for pa, pz in parts:
+            piece = text[pa:pz].strip(_TRIM)
+            if len(normalize(piece)) >= min_chars and piece in text:
+                out.append(piece)
+    return out
+
+
+def _bn_label_part(part: str) -> str:
+    # "27" -> "২৭", "3A" -> "৩ক", "b" -> "খ", "aa" -> "কক"
+    m = re.fullmatch(r"(\d+)([A-Z]*)", part)
+    if m:
+        return to_bangla_digits(m.group(1)) + "".join(BN_CONSONANTS[ord(c) - ord("A")] for c in m.group(2))
+    if re.fullmatch(r"[a-z]+", part):
+        return "".join(BN_CONSONANTS[ord(c) - ord("a")] for c in part if ord(c) - ord("a") < len(BN_CONSONANTS))
+    return to_bangla_digits(part)
+
+
+def citation_label_bn(label: str) -> str:
+    """Bangla citation of an ASCII unit label (the Act's own way of writing it).
+
+    ``27(1)`` -> ``ধারা ২৭(১)``; ``2(10)(b)`` -> ``ধারা ২(১০)(খ)``; ``46(1).proviso1`` ->
+    ``ধারা ৪৬(১)-এর শর্তাংশ``; ``2(10).explanation1`` -> ``ধারা ২(১০)-এর ব্যাখ্যা``;
+    ``ch10`` -> ``অধ্যায় ১০``.
+    """
+    if label.startswith("ch"):
+        return f"অধ্যায় {to_bangla_digits(label[2:])}"
+    tail = ""
+    base = label
+    m = re.search(r"\.(proviso|explanation)(\d+)$", label)
+    if m:
+        base = label[: m.start()]
+        tail = "-এর শর্তাংশ" if m.group(1) == "proviso" else "-এর ব্যাখ্যা"
+    head = re.match(r"^([0-9]+[A-Z]*)", base)
+    if not head:
+        return f"ধারা {to_bangla_digits(base)}{tail}"
+    out = _bn_label_part(head.group(1))
+    for part in re.findall(r"\(([^)]*)\)", base[head.end():]):
+        out += f"({_bn_label_part(part)})"
+    return f"ধারা {out}{tail}"
+
+
+_FRAMES = {
+    Side.WORKER: "আইন অনুযায়ী",
+    Side.EMPLOYER: "আইনের শর্ত বা ব্যতিক্রম",
+    Side.INTERPRETER: "প্রযোজ্য বিধান",
+}
+
+
+def frame_claim(side: Side, quotes: Sequence[str], labels: Sequence[str]) -> str:
+    """The claim text: a fixed side frame, the verbatim quote(s) and the Bangla citation(s).
+
+    ``আইন অনুযায়ী: «কোন স্থায়ী শ্রমিক … পারিবেন» (ধারা ২৭(১))``. The frame adds no legal content.
+    """
+    quote = " … ".join(q.strip() for q in quotes)
+    cites = "; ".join(dict.fromkeys(citation_label_bn(lb) for lb in labels))
+    return f"{_FRAMES[side]}: «{quote}» ({cites})"
+
+
+def _words(tokens: Iterable[str]) -> list[str]:
+    return [t for t in tokens if "#" not in t and len(t) > 1]
+
+
+# ---------------------------------------------------------------- relevance model
+
+
+class _Idf:
+    """IDF of lexical tokens over the units of one statute version."""
+
+    def __init__(self, texts_norm: Sequence[str]):
+        df: Counter[str] = Counter()
+        for text in texts_norm:
+            df.update(set(tokenize(text, assume_normalized=True)))
+        self.n = max(len(texts_norm), 1)
+        self.df = df
+        self.max_idf = self._idf(0)
+        self.cap = self._idf(1)  # unknown words weigh as much as the rarest known word
+
+    def _idf(self, df: int) -> float:
+        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+
+    def __call__(self, token: str) -> float:
+        return self._idf(self.df.get(token, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    weights: dict[str, float]  # token -> idf weight (words and 3-grams)
+    word_weights: dict[str, float]
+    total: float
+    word_total: float
+    named_sections: tuple[str, ...]
+
+
+def _query_tokens(text: str) -> list[str]:
+    toks = tokenize(text)
+    out = []
+    skip_grams_of: set[str] = set()
+    for tok in toks:
+        if "#" not in tok:
+            if tok in QUESTION_STOPWORDS or tok.isdigit():
+                skip_grams_of.add(tok)
+                continue
+            out.append(tok)
+        else:
+            word = tok.replace("#", "")
+            if any(word and word in s for s in skip_grams_of):
+                continue
+            out.append(tok)
+    return out
+
+
+def _coverage(query_weights: dict[str, float], tokens: set[str]) -> float:
+    total = sum(query_weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in query_weights.items() if t in tokens) / total
+
+
+# ---------------------------------------------------------------- the backend
+
+
+class OfflineBackend:
+    """Deterministic extractive implementation of :class:`~labourcrew.llm.backend.RoleBackend`.
+
+    Args:
+        graph: the StatuteGraph (unit contexts for relevance, provisos for the auditor).
+        tuning: relevance floors and weights.
+
+    Thread-safe: the per-version IDF tables are built once under a lock; calls are pure otherwise.
+    """
+
+    name = OFFLINE_BACKEND_NAME
+
+    def __init__(self, graph: StatuteGraph, tuning: OfflineTuning | None = None):
+        self.graph = graph
+        self.tuning = tuning or OfflineTuning()
+        self._idf: dict[str, _Idf] = {}
+        self._ctx_tokens: dict[str, frozenset[str]] = {}
+        self._lock = threading.Lock()
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _usage(self) -> CallUsage:
+        return CallUsage(backend=self.name, llm_calls=0)
+
+    def _idf_for(self, version: str) -> _Idf:
+        with self._lock:
+            table = self._idf.get(version)
+            if table is None:
+                units = [u for u in self.graph.version_units(version) if u.text_norm]
+                texts = [normalize(f"{u.title or ''} {u.text_norm}") for u in units]
+                table = _Idf(texts)
+                self._idf[version] = table
+            return table
+
+    def _context_tokens(self, node_id: str, fallback: str) -> frozenset[str]:
+        with self._lock:
+            hit = self._ctx_tokens.get(node_id)
+        if hit is not None:
+            return hit
+        unit = self.graph.units.get(node_id)
+        text = self.graph.context_text(node_id) if unit is not None else fallback
+        toks = frozenset(tokenize(text))
+        with self._lock:
+            self._ctx_tokens[node_id] = toks
+        return toks
+
+    @staticmethod
+    def _version_of(items: Sequence[EvidenceItem]) -> str | None:
+        for item in items:
+            if ":" in item.node_id:
+                return item.node_id.split(":", 1)[0]
+        return None
+
+    def _query(self, question: str, issues: Sequence[str], version: str) -> _Query:
+        from labourcrew.retrieval.exact import section_labels
+
+        idf = self._idf_for(version)
+        # Unknown words (absent from the Act) are informative but capped at the rarest known word.
+        cap = idf.cap
+        weights: dict[str, float] = {}
+        for tok in _query_tokens(question):
+            weights[tok] = min(idf(tok), cap)
+        for issue in issues:
+            for tok in _query_tokens(issue):
+                weights.setdefault(tok, min(idf(tok), cap))
+        words = {t: w for t, w in weights.items() if "#" not in t and len(t) > 1}
+        return _Query(
+            weights=weights,
+            word_weights=words,
+            total=sum(weights.values()),
+            word_total=sum(words.values()),
+            named_sections=tuple(section_labels(question)),
+        )
+
+    def _missing_named_sections(self, q: _Query, version: str) -> list[str]:
+        from labourcrew.retrieval.exact import resolve_label
+
+        return [lb for lb in q.named_sections if resolve_label(self.graph, version, lb) is None]
+
+    def _spans(self, question: str, issues: Sequence[str], items: Sequence[EvidenceItem]) -> list[Span]:
+        """Scored candidate spans of every pack unit that clears the relevance floor."""
+        version = self._version_of(items)
+        if version is None or not items:
+            return []
+        q = self._query(question, issues, version)
+        if q.total <= 0 or self._missing_named_sections(q, version):
+            return []
+        named = {f"{version}:{lb}" for lb in q.named_sections}
+        out: list[Span] = []
+        for rank, item in enumerate(items):
+            if item.level not in _UNIT_LEVELS or not item.text.strip():
+                continue
+            ctx = self._context_tokens(item.node_id, item.text)
+            unit_rel = _coverage(q.weights, ctx)
+            word_rel = _coverage(q.word_weights, ctx) if q.word_total > 0 else unit_rel
+            exact = "exact" in item.channels or any(
+                item.node_id == n or item.node_id.startswith(n + "(") or item.node_id.startswith(n + ".")
+                for n in named
+            )
+            if not exact and (unit_rel < self.tuning.unit_floor or word_rel < self.tuning.word_floor):
+                continue
+            if exact:
+                unit_rel = max(unit_rel, self.tuning.unit_floor)
+                word_rel = max(word_rel, self.tuning.word_floor)
+            is_proviso = item.level in (Level.PROVISO, Level.EXPLANATION)
+            for span in clause_spans(item.text, self.tuning.min_span_chars):
+                stoks = set(tokenize(span))
+                span_norm = normalize(span)
+                out.append(
+                    Span(
+                        node_id=item.node_id,
+                        text=span,
+                        unit_rel=unit_rel,
+                        span_rel=_coverage(q.weights, stoks),
+                        word_rel=word_rel,
+                        prior=item.provenance,
+                        worker_cue=any(c in span_norm for c in WORKER_CUES),
+                        employer_cue=any(c in span_norm for c in EMPLOYER_CUES),
+                        is_proviso=is_proviso,
+                        rank=rank,
+                    )
+                )
+        return out
+
+    def _label(self, node_id: str) -> str:
+        unit = self.graph.units.get(node_id)
+        return unit.label if unit is not None else node_id.split(":", 1)[-1]
+
+    def _lead_in(self, node_id: str, pack_ids: set[str], items: dict[str, EvidenceItem]) -> tuple[str, str] | None:
+        """The parent's lead-in text (``কোন অস্থায়ী শ্রমিক-``) when the parent is on the pack."""
+        unit = self.graph.units.get(node_id)
+        if unit is None or unit.parent is None or unit.parent not in pack_ids:
+            return None
+        parent_text = items[unit.parent].text
+        spans = clause_spans(parent_text, 8)
+        if not spans:
+            return None
+        lead = spans[-1]
+        if not parent_text.rstrip(" ]").endswith(("-", "ঃ", ":", "—", "–")):
+            return None
+        return unit.parent, lead
+
+    def _proposed(self, side: Side, span: Span, items: dict[str, EvidenceItem], challenge_to: str | None = None) -> ProposedClaim:
+        quotes = [span.text]
+        citations = [ProposedCitation(node_id=span.node_id, span=span.text)]
+        labels = [self._label(span.node_id)]
+        lead = self._lead_in(span.node_id, set(items), items)
+        if lead is not None:
+            quotes.insert(0, lead[1])
+            citations.insert(0, ProposedCitation(node_id=lead[0], span=lead[1]))
+        confidence = round(min(1.0, 0.5 + 0.5 * span.unit_rel), 4)
+        return ProposedClaim(
+            text=frame_claim(side, quotes, labels),
+            citations=citations,
+            confidence=confidence,
+            challenge_to=challenge_to,
+        )
+
+    # -- roles --------------------------------------------------------------------------------
+
+    def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]:
+        """Issue Spotter: the rule-based spotter (paper §3.3)."""
+        from labourcrew.retrieval.issue_spotter import spot_issues
+
+        return spot_issues(question), self._usage()
+
+    def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]:
+        """Worker or Employer Counsel (paper §3.4): verbatim spans oriented by the side's cues."""
+        items = {i.node_id: i for i in inp.pack.items}
+        spans = self._spans(inp.question, inp.issues, inp.pack.items)
+        if not spans:
+            return CounselOutput(claims=[]), self._usage()
+        taken = {normalize(r.span) for c in inp.other_claims for r in c.evidence}
+        if inp.round >= 1:
+            return CounselOutput(claims=self._rebuttal(inp.side, spans, inp.other_claims, items, taken)), self._usage()
+        if inp.side == Side.WORKER:
+            pool = [s for s in spans if s.worker_cue and not s.is_proviso]
+            limit = self.tuning.max_worker_claims
+        else:
+            pool = [s for s in spans if s.employer_cue or s.is_proviso]
+            limit = self.tuning.max_employer_claims
+        chosen = self._best(pool, inp.side, limit, taken)
+        return CounselOutput(claims=[self._proposed(inp.side, s, items) for s in chosen]), self._usage()
+
+    def _best(self, pool: Sequence[Span], side: Side, limit: int, taken: set[str]) -> list[Span]:
+        ranked = sorted(pool, key=lambda s: (-s.score(self.tuning, side), s.rank, s.node_id, s.text))
+        chosen: list[Span] = []
+        seen = set(taken)
+        for s in ranked:
+            key = normalize(s.text)
+            if key in seen:
+                continue
+            chosen.append(s)
+            seen.add(key)
+            if len(chosen) >= limit:
+                break
+        return chosen
+
+    def _rebuttal(self, side: Side, spans: Sequence[Span], others: Sequence[Claim], items: dict[str, EvidenceItem], taken: set[str]) -> list[ProposedClaim]:
+        """One challenge of the other side's best claim, from the same section."""
+        for other in others:
+            if other.side == side or other.side == Side.INTERPRETER:
+                continue
+            sections = {self._section_of(n) for n in other.cited_node_ids()}
+            if side == Side.EMPLOYER:
+                pool = [s for s in spans if (s.employer_cue or s.is_proviso) and self._section_of(s.node_id) in sections]
+            else:
+                pool = [s for s in spans if s.worker_cue and not s.is_proviso and self._section_of(s.node_id) in sections]
+            chosen = self._best(pool, side, 1, taken)
+            if chosen:
+                return [self._proposed(side, chosen[0], items, challenge_to=other.claim_id)]
+        return []
+
+    def _section_of(self, node_id: str) -> str:
+        unit = self.graph.units.get(node_id)
+        return f"{unit.version}:{unit.section}" if unit is not None and unit.section else node_id
+
+    def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]:
+        """Legal Interpreter (paper §3.4): the top-ranked governing-rule span, no winner declared."""
+        items = {i.node_id: i for i in inp.pack.items}
+        spans = [s for s in self._spans(inp.question, inp.issues, inp.pack.items) if not s.is_proviso]
+        if not spans:
+            return InterpreterOutput(governing_rule=None, notes="no pack unit clears the relevance floor"), self._usage()
+        cited = {n for c in inp.claims for n in c.cited_node_ids()}
+        ranked = sorted(
+            spans,
+            key=lambda s: (-(s.score(self.tuning, None) + (0.2 if s.node_id in cited else 0.0)
+                             + (0.1 if s.worker_cue else 0.0)), s.rank, s.node_id, s.text),
+        )
+        best = ranked[0]
+        sides = sorted({c.side.value for c in inp.claims})
+        note = f"governing rule chosen from {len(spans)} relevant spans; claims seen from: {', '.join(sides) or 'none'}"
+        return InterpreterOutput(governing_rule=self._proposed(Side.INTERPRETER, best, items), notes=note), self._usage()
+
+    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
+        """Trust Auditor (paper §3.5): span verification + typed skeptic checks."""
+        claim = inp.claim
+        spans = [r.span for r in claim.evidence]
+        verified = all(
+            r.node_id in inp.cited_texts and normalize(r.span) and normalize(r.span) in normalize(inp.cited_texts[r.node_id])
+            for r in claim.evidence
+        )
+        report = skeptic_report(claim.text, spans, inp.cited_texts)
+        checks = {"span_verified": verified, **report.checks}
+        if not verified:
+            verdict, direction = Verdict.NEI, None
+        elif report.verdict_cap is not None:
+            verdict, direction = report.verdict_cap, report.direction
+        else:
+            verdict, direction = Verdict.SUPPORT, None
+        request = self._retrieval_request(claim)
+        notes = "; ".join(report.notes) if report.notes else "all skeptic checks pass"
+        return (
+            AuditOutput(
+                verdict=verdict,
+                category=report.category,
+                direction=direction,
+                checks=checks,
+                notes=notes,
+                retrieval_request=request,
+            ),
+            self._usage(),
+        )
+
+    def _retrieval_request(self, claim: Claim) -> RetrievalRequest | None:
+        seeds = []
+        for node_id in claim.cited_node_ids():
+            unit = self.graph.units.get(node_id)
+            if unit is not None and (unit.provisos or unit.cross_refs):
+                seeds.append(node_id)
+        if not seeds:
+            return None
+        return RetrievalRequest(
+            seeds=seeds,
+            edge_types=["proviso", "cross_ref"],
+            hops=1,
+            reason="the cited rule has provisos or cross-references that qualify it",
+        )

@@ -1,0 +1,305 @@
+"""The retrieval facade (paper §3.2-3.3): question -> Evidence Pack + Hop Trace.
+
+:class:`Retriever` is built once (StatuteGraph, encoder behind the embedding cache, Milvus store,
+BM25 index per version) and answers :meth:`Retriever.retrieve` calls:
+
+    Issue Spotter -> Retrieval Planner (clamped by the B.2 ceilings) -> Statute Retriever
+    (dense + lexical + exact, weighted RRF) -> Link Hopper -> Evidence Pack
+
+The Evidence Pack is capped at ``settings.retrieval.pack_cap`` units and ordered so the governing
+rule comes first, directly followed by its provisos, then every other unit by score (each
+followed by its own provisos when they are on the pack).
+
+Input limits (checked before any work; violations raise
+:class:`~labourcrew.errors.InputError`): a question must hold at least one letter or digit, and at
+most :data:`MAX_QUESTION_CHARS` characters (4,000: the longest dev-set question is under 400
+characters; e5 reads only 512 tokens, roughly 1,500 Bangla characters, so much longer text would
+be silently cut by the encoder anyway).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import unicodedata
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from labourcrew.errors import IndexNotBuiltError, InputError
+from labourcrew.graph.statute_graph import StatuteGraph, check_version, load_graph
+from labourcrew.graph.store import MilvusStore
+from labourcrew.ledger.records import EvidenceItem, EvidencePack, HopTraceEntry
+from labourcrew.retrieval.embed_cache import CachedEncoder
+from labourcrew.retrieval.encoders import Encoder
+from labourcrew.retrieval.issue_spotter import IssueSpotting, spot_issues
+from labourcrew.retrieval.lexical import LexicalIndex
+from labourcrew.retrieval.link_hopper import DEFAULT_DECAY, HopSeed, hop
+from labourcrew.retrieval.planner import RetrievalPlan, RetrievalRequest, clamp, make_plan, plan_from_request
+from labourcrew.retrieval.statute_retriever import CHANNELS, RankedHit, StatuteRetriever, build_lexical_index
+from labourcrew.settings import QuestionType, Settings, load_settings
+from labourcrew.statute.model import DEFAULT_VERSION, Level
+
+__all__ = ["MAX_QUESTION_CHARS", "RetrievalResult", "Retriever", "validate_question", "order_pack"]
+
+logger = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 4000
+
+
+class RetrievalResult(BaseModel):
+    """Everything retrieval produced for one question."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(description="The validated question (NFC, whitespace collapsed).")
+    version: str = Field(description="Statute version searched.")
+    question_type: QuestionType = Field(description="Question type from the Issue Spotter.")
+    spotting: IssueSpotting = Field(description="The Issue Spotter's full record.")
+    plan: RetrievalPlan = Field(description="The clamped plan that was executed.")
+    evidence_pack: EvidencePack = Field(description="Units the board may cite, best first, plus the Hop Trace.")
+    hop_trace: list[HopTraceEntry] = Field(description="Same as evidence_pack.hop_trace, for convenience.")
+    timings_ms: dict[str, float] = Field(description="Milliseconds per stage and 'total'.")
+
+
+def validate_question(question: object) -> str:
+    """Return the question NFC-normalised with whitespace collapsed, or raise InputError.
+
+    Raises:
+        InputError: not a string, empty or whitespace only, longer than 4,000 characters, or
+            without any letter or digit (only emoji or punctuation).
+    """
+    if not isinstance(question, str):
+        raise InputError(f"the question must be text, got {type(question).__name__}")
+    q = " ".join(unicodedata.normalize("NFC", question).split())
+    if not q:
+        raise InputError("the question is empty", help_message="Type a question about the Labour Act.")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}",
+            help_message="Shorten the question to its legal issue (a few sentences).",
+        )
+    if not any(unicodedata.category(c)[0] in "LN" for c in q):
+        raise InputError(
+            "the question has no words (only symbols, emoji or punctuation)",
+            help_message="Ask in Bangla or English words, e.g. 'নৈমিত্তিক ছুটি কত দিন?'",
+        )
+    return q
+
+
+def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list[EvidenceItem]:
+    """Order the pack (governing rule, its provisos, then the rest by score) and cap it.
+
+    The governing rule is the best-scored item; when that item is a proviso or explanation whose
+    rule is on the pack, the rule comes first instead. Every unit is followed by those of its
+    provisos that are on the pack.
+    """
+    by_id = {i.node_id: i for i in items}
+    ranked = sorted(items, key=lambda i: (-i.score, i.hop_depth, graph.units[i.node_id].order))
+    if not ranked:
+        return []
+    first = ranked[0]
+    unit = graph.units[first.node_id]
+    if unit.level in (Level.PROVISO, Level.EXPLANATION) and unit.parent in by_id:
+        ranked.remove(by_id[unit.parent])
+        ranked.insert(0, by_id[unit.parent])
+    out: list[EvidenceItem] = []
+    seen: set[str] = set()
+    for item in ranked:
+        if item.node_id in seen:
+            continue
+        out.append(item)
+        seen.add(item.node_id)
+        for p in graph.units[item.node_id].provisos:
+            if p in by_id and p not in seen:
+                out.append(by_id[p])
+                seen.add(p)
+    return out[:cap]
+
+
+class Retriever:
+    """Question -> :class:`RetrievalResult`, over a built index (see module docstring).
+
+    Args:
+        settings: LabourCrew settings.
+        graph: the StatuteGraph.
+        encoder: query encoder; its ``name`` selects the collection. A CachedEncoder is unwrapped
+            for queries, so questions are never written to the committed embedding cache.
+        store: Milvus store holding the units collections.
+        lexical: prebuilt BM25 indexes per version (others are built on first use, ~0.5 s).
+        decay: Link Hopper score/provenance factor per hop.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        graph: StatuteGraph,
+        encoder: Encoder,
+        store: MilvusStore,
+        lexical: dict[str, LexicalIndex] | None = None,
+        *,
+        decay: float = DEFAULT_DECAY,
+    ):
+        self.settings = settings
+        self.graph = graph
+        self.encoder = encoder.inner if isinstance(encoder, CachedEncoder) else encoder
+        self.store = store
+        self.decay = decay
+        self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings | None = None,
+        *,
+        encoder: Encoder | None = None,
+        graph: StatuteGraph | None = None,
+        uri: str | None = None,
+        versions: tuple[str, ...] | None = None,
+    ) -> Retriever:
+        """Open the index of ``settings`` and build the BM25 indexes of the built versions.
+
+        Raises:
+            IndexNotBuiltError: the Milvus Lite file or the default version's collection is missing.
+            ConfigError: the encoder or store cannot be opened.
+        """
+        from labourcrew.retrieval.index_build import make_cached_encoder, open_store
+
+        settings = settings or load_settings()
+        uri = uri or settings.index.uri
+        name = encoder.name if encoder is not None else settings.index.encoder
+        if "://" not in uri and not Path(uri).exists():
+            raise IndexNotBuiltError(f"no index at {uri}")
+        store = open_store(settings, uri)
+        default = settings.statute.default_version
+        if not store.has_collection(default, name):
+            store.close()
+            raise IndexNotBuiltError(f"no index for version {default!r} and encoder {name!r} at {uri}")
+        graph = graph or load_graph()
+        enc = make_cached_encoder(settings, encoder)
+        wanted = versions or tuple(v for v in ("2025", "2018", "en-2018") if store.has_collection(v, name))
+        lexical = {v: build_lexical_index(graph, v, settings.retrieval) for v in wanted}
+        return cls(settings, graph, enc, store, lexical)
+
+    def close(self) -> None:
+        """Close the Milvus store."""
+        self.store.close()
+
+    def __enter__(self) -> Retriever:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------------------------------
+    def _check_version(self, version: str | None) -> str:
+        version = version or self.settings.statute.default_version or DEFAULT_VERSION
+        check_version(version)
+        if not self.store.has_collection(version, self.encoder.name):
+            raise IndexNotBuiltError(
+                f"version {version!r} is not indexed for encoder {self.encoder.name!r}",
+                help_message=f"Build it: python -m labourcrew index build --version {version}",
+            )
+        return version
+
+    def retrieve(
+        self,
+        question: str,
+        version: str | None = None,
+        plan: RetrievalPlan | None = None,
+        *,
+        channels: tuple[str, ...] = CHANNELS,
+        hop_enabled: bool = True,
+    ) -> RetrievalResult:
+        """Retrieve the Evidence Pack for one question.
+
+        Args:
+            question: the user's question (Bangla, English, romanised, noisy).
+            version: statute version (default ``settings.statute.default_version``).
+            plan: a plan to execute instead of the planner's (it is clamped to its type's ceilings).
+            channels: channels to use (benchmark ablations; default all three).
+            hop_enabled: False skips the Link Hopper (benchmark ablation).
+
+        Returns:
+            A :class:`RetrievalResult`.
+
+        Raises:
+            InputError: bad question (see :func:`validate_question`) or unknown version.
+            IndexNotBuiltError: the version has no collection.
+        """
+        t_all = time.perf_counter()
+        timings: dict[str, float] = {}
+        q = validate_question(question)
+        version = self._check_version(version)
+        t0 = time.perf_counter()
+        spotting = spot_issues(q)
+        timings["spot_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        if plan is None:
+            plan = make_plan(spotting, self.settings, graph=self.graph, version=version)
+        else:
+            plan = clamp(plan, plan.question_type, self.settings)
+        timings["plan_ms"] = (time.perf_counter() - t0) * 1000
+        result = self._execute(plan, version, timings, channels=channels, hop_enabled=hop_enabled)
+        timings["total_ms"] = (time.perf_counter() - t_all) * 1000
+        return RetrievalResult(
+            question=q, version=version, question_type=spotting.question_type, spotting=spotting, plan=plan,
+            evidence_pack=result, hop_trace=list(result.hop_trace), timings_ms={k: round(v, 2) for k, v in timings.items()},
+        )
+
+    def retrieve_request(self, request: RetrievalRequest, version: str | None = None) -> EvidencePack:
+        """Run a Trust Auditor retrieval request (seeds, edge types, hop budget), clamped.
+
+        Seeds that do not exist in the version are dropped; the seeds themselves are on the pack.
+
+        Raises:
+            InputError: unknown version, or no valid seed and no query.
+        """
+        version = self._check_version(version)
+        seeds = [s for s in request.seeds if s in self.graph.units and s.startswith(f"{version}:")]
+        queries = [validate_question(q) for q in request.queries]
+        if not seeds and not queries:
+            raise InputError(f"the retrieval request has no seed node of version {version} and no query")
+        plan = plan_from_request(request.model_copy(update={"seeds": seeds, "queries": queries}), self.settings)
+        return self._execute(plan, version, {})
+
+    def _execute(
+        self,
+        plan: RetrievalPlan,
+        version: str,
+        timings: dict[str, float],
+        *,
+        channels: tuple[str, ...] = CHANNELS,
+        hop_enabled: bool = True,
+    ) -> EvidencePack:
+        t0 = time.perf_counter()
+        hits: list[RankedHit] = self.statute.search(plan, version, channels=channels, timings=timings)
+        timings["retrieve_ms"] = (time.perf_counter() - t0) * 1000
+        items: dict[str, EvidenceItem] = {}
+        for h in hits:
+            u = self.graph.units[h.node_id]
+            items[h.node_id] = EvidenceItem(
+                node_id=h.node_id, section=u.section, level=u.level, text=u.text,
+                channels=list(h.channels), score=h.score, provenance=1.0,
+            )
+        trace: list[HopTraceEntry] = []
+        t0 = time.perf_counter()
+        if hop_enabled and plan.hops > 0 and hits:
+            seeds = [HopSeed(node_id=h.node_id, score=h.score) for h in hits]
+            res = hop(self.graph, seeds, hops=plan.hops, edge_types=plan.edge_types, decay=self.decay)
+            for node in res.added:
+                u = self.graph.units[node.node_id]
+                items[node.node_id] = EvidenceItem(
+                    node_id=node.node_id, section=u.section, level=u.level, text=u.text, channels=["hop"],
+                    score=node.score, provenance=node.provenance, hop_depth=node.depth, via=node.via,
+                )
+            trace = res.trace
+        timings["hop_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        ordered = order_pack(list(items.values()), self.graph, self.settings.retrieval.pack_cap)
+        kept = {i.node_id for i in ordered}
+        # The trace keeps only edges whose target made it onto the (capped) pack, so every trace
+        # entry can be shown next to its unit; sources may be direct hits outside the cap.
+        trace = [e for e in trace if e.target in kept]
+        timings["pack_ms"] = (time.perf_counter() - t0) * 1000
+        return EvidencePack(items=ordered, hop_trace=trace)

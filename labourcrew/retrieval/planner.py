@@ -1,0 +1,144 @@
+"""Retrieval Planner (paper §3.3, ceilings of appendix B.2).
+
+Turns an :class:`~labourcrew.retrieval.issue_spotter.IssueSpotting` into a
+:class:`RetrievalPlan`: the sub-queries to run, how many units to keep per sub-query (``k``), how
+deep the Link Hopper may go (``hops``) and along which edge types, and the seed units named
+exactly in the question. :func:`clamp` applies the per-question-type ceilings of
+:class:`~labourcrew.settings.RetrievalSettings`; it only ever narrows a plan, never widens it.
+:func:`plan_from_request` does the same for a Trust Auditor's follow-up retrieval request.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.retrieval.exact import resolve_refs
+from labourcrew.retrieval.issue_spotter import IssueSpotting
+from labourcrew.settings import QuestionType, Settings
+from labourcrew.statute.model import EdgeType
+
+__all__ = ["RetrievalPlan", "RetrievalRequest", "EDGES_BY_TYPE", "make_plan", "clamp", "plan_from_request"]
+
+logger = logging.getLogger(__name__)
+
+_P, _C, _UP, _X = EdgeType.PROVISO, EdgeType.CHILD, EdgeType.PARENT, EdgeType.CROSS_REF
+
+# Edge types the Link Hopper may follow, per question type. Provisos always (a rule without its
+# proviso misstates the law); cross-references where the answer typically spans sections.
+EDGES_BY_TYPE: dict[QuestionType, frozenset[EdgeType]] = {
+    QuestionType.DIRECT_FACTUAL: frozenset({_P, _C, _UP}),
+    QuestionType.DEFINITIONAL: frozenset({_P, _C, _UP}),
+    QuestionType.PROCEDURAL: frozenset({_P, _C, _UP, _X}),
+    QuestionType.CONDITIONAL: frozenset({_P, _C, _UP, _X}),
+    QuestionType.HYPOTHETICAL: frozenset({_P, _C, _UP, _X}),
+    QuestionType.COMPARATIVE: frozenset({_P, _C, _UP}),
+    QuestionType.MULTI_HOP: frozenset({_P, _C, _UP, _X}),
+}
+
+
+class RetrievalPlan(BaseModel):
+    """What the Statute Retriever and the Link Hopper will do for one question."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question_type: QuestionType = Field(description="Question type whose ceilings apply.")
+    queries: list[str] = Field(default_factory=list, description="Sub-queries, each run separately.")
+    expansion_terms: list[str] = Field(
+        default_factory=list,
+        description="The Act's Bangla wording of the concepts found; appended to lexical queries only.",
+    )
+    k: int = Field(ge=1, description="Units kept per sub-query after fusion.")
+    hops: int = Field(ge=0, description="Link Hopper depth (0: no hopping).")
+    edge_types: set[EdgeType] = Field(description="Edge types the Link Hopper may follow.")
+    seeds: list[str] = Field(
+        default_factory=list, description="Node ids named exactly (exact channel / hop seeds)."
+    )
+
+    @model_validator(mode="after")
+    def _something_to_do(self) -> Self:
+        if not self.queries and not self.seeds:
+            raise ValueError("a retrieval plan needs at least one query or one seed node")
+        return self
+
+
+class RetrievalRequest(BaseModel):
+    """A follow-up retrieval a later role (the Trust Auditor) asks for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seeds: list[str] = Field(default_factory=list, description="Node ids to start hopping from.")
+    edge_types: set[EdgeType] = Field(
+        default_factory=lambda: {EdgeType.PROVISO, EdgeType.CROSS_REF},
+        description="Edge types to follow from the seeds.",
+    )
+    hop_budget: int = Field(default=1, ge=0, description="Hops requested (clamped by the ceilings).")
+    queries: list[str] = Field(default_factory=list, description="Optional text queries to run too.")
+    k: int = Field(default=5, ge=1, description="Units per query requested (clamped).")
+    question_type: QuestionType = Field(
+        default=QuestionType.MULTI_HOP, description="Question type whose ceilings bound the request."
+    )
+
+
+def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGraph, version: str) -> RetrievalPlan:
+    """Build the plan for a spotted question, at the ceilings of its type.
+
+    Queries: the whole question first, then the sub-questions (comparative, multi-hop), unique.
+    Seeds: the sections the question names, resolved in ``version`` (missing ones dropped).
+
+    Returns:
+        A clamped :class:`RetrievalPlan`.
+    """
+    qtype = spotting.question_type
+    ceiling = settings.retrieval.ceilings[qtype]
+    queries = list(dict.fromkeys([spotting.question, *spotting.sub_questions]))
+    seeds = resolve_refs(graph, version, spotting.section_labels)
+    plan = RetrievalPlan(
+        question_type=qtype,
+        queries=queries,
+        expansion_terms=list(spotting.concept_terms),
+        k=ceiling.max_k,
+        hops=ceiling.max_hops,
+        edge_types=set(EDGES_BY_TYPE[qtype]),
+        seeds=seeds,
+    )
+    return clamp(plan, qtype, settings)
+
+
+def clamp(plan: RetrievalPlan, question_type: QuestionType, settings: Settings) -> RetrievalPlan:
+    """Apply the ceilings of ``question_type`` (paper B.2): they only narrow, never widen.
+
+    ``queries`` keeps at most ``max_queries`` (in order), ``k`` becomes ``min(k, max_k)`` and
+    ``hops`` ``min(hops, max_hops)``; everything else is kept.
+    """
+    ceiling = settings.retrieval.ceilings[QuestionType(question_type)]
+    clamped = plan.model_copy(
+        update={
+            "queries": list(plan.queries[: ceiling.max_queries]),
+            "k": min(plan.k, ceiling.max_k),
+            "hops": min(plan.hops, ceiling.max_hops),
+        }
+    )
+    if clamped != plan:
+        logger.debug("plan clamped to %s ceilings: %s", question_type, ceiling)
+    return clamped
+
+
+def plan_from_request(request: RetrievalRequest, settings: Settings) -> RetrievalPlan:
+    """Plan for a Trust Auditor request (seeds, edge types, hop budget), clamped like any plan.
+
+    Raises:
+        pydantic.ValidationError: the request has neither seeds nor queries.
+    """
+    plan = RetrievalPlan(
+        question_type=request.question_type,
+        queries=list(dict.fromkeys(q for q in request.queries if q.strip())),
+        k=request.k,
+        hops=request.hop_budget,
+        edge_types=set(request.edge_types),
+        seeds=list(dict.fromkeys(request.seeds)),
+    )
+    return clamp(plan, request.question_type, settings)

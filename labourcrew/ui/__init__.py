@@ -1,0 +1,1 @@
+"""Streamlit helpers: the only package module that imports streamlit (STYLE.md practice 15)."""
