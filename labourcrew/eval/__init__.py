@@ -1,1 +1,1 @@
-"""Evaluation: datasets, metrics, baselines, benchmarks."""
+"""Evaluation: benchmarks and metrics over the dev set (data/eval/)."""

@@ -65,7 +65,7 @@ _CHAPTER = re.compile(_nfc(rf"(এই|((?:{_ORD})(?:{_JOIN}(?:{_ORD}))*))\s*অ�
 # Another statute named just before a reference makes it external.
 _EXTERNAL_BEFORE = re.compile(
     _nfc(
-        rf"(দণ্ডবিধি|দন্ডবিধি|কার্যবিধি|Penal Code|Code|Act|Ordinance|অধ্যাদেশ|সংবিধান|"
+        rf"(দণ্ড\s*বিধি|দন্ড\s*বিধি|কার্য\s*বিধি|Penal Code|Code|Act|Ordinance|অধ্যাদেশ|সংবিধান|"
         rf"আইন,?\s*{_D}{{4}}(?:\s*\([^)]*\))?|নং আইন\)?|আইনের\s+(?!অধীন))[^।;]{{0,12}}$"
     )
 )

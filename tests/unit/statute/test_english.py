@@ -21,20 +21,7 @@ from labourcrew.statute.normalize import collapse_ws, normalize
 ROOT = Path(__file__).resolve().parents[3]
 EN_TXT = ROOT / "data" / "statute" / "en" / "Bangladesh-Labour-Act-2006_English-Upto-2018.txt"
 
-LETTERED = {
-    "3A",
-    "28A",
-    "78A",
-    "90A",
-    "94A",
-    "124A",
-    "140A",
-    "185A",
-    "196A",
-    "202A",
-    "263A",
-    "348A",
-}
+LETTERED = set("3A 28A 78A 90A 94A 124A 140A 185A 196A 202A 263A 348A".split())
 PROVISO_OPENER = re.compile(r"Provided (?:(?:further|also) )?that\b")
 
 

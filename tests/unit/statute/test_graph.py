@@ -52,6 +52,11 @@ def test_relative_subsection_and_clause_references(graph: StatuteGraph):
 def test_external_references_are_kept_apart(graph: StatuteGraph):
     ext = [r for r in graph.cross_refs if r.external]
     assert ext and all(r.target is None and r.target_label is None for r in ext)
+    # 83(2): "... দণ্ড বিধির ধারা ১৭৬ ..." is the Penal Code's section 176, not this Act's.
+    assert any(r.source == "2025:83(2)" and r.external for r in ext)
+    assert "2025:176" not in graph.get("2025:83(2)").cross_refs
+    # 140A: "এই আইনের ধারা ১৩৯, ১৪০ ও ১৪২" stays internal
+    assert {"2025:139", "2025:140", "2025:142"} <= set(graph.get("2025:140A").cross_refs)
 
 
 def test_edges_parent_child_proviso(graph: StatuteGraph):

@@ -1,0 +1,409 @@
+"""Retrieval benchmark (paper §3.3, §5): recall of gold sections per configuration and category.
+
+Configurations, all measured in the same run on the same questions:
+
+* ``dense`` -- dense vectors only, the question as one query, top 10 units;
+* ``lexical`` -- BM25 only, the question as one query, top 10 units;
+* ``flat512`` -- the paper's flat baseline: each version's full text cut into ~512-token windows
+  (no structure), embedded with the same encoder (through the embedding cache), dense search over
+  windows; a window hit is mapped to the sections it overlaps, in text order; top 10 sections;
+* ``hybrid`` -- the planner's sub-queries over dense + lexical + exact, weighted RRF, no hopping;
+* ``hybrid_hop`` -- the full retrieval pipeline (hybrid + Link Hopper), i.e. what the board gets.
+
+Metrics per category and overall, over questions that have gold sections:
+
+* ``recall@5`` / ``recall@10`` -- fraction of a question's gold labels found in the first 5/10
+  pack items, averaged. A gold *sub-unit* (``27(3A)``) is found if that unit, one of its
+  descendants, or its section's header unit is among them; a gold *section* (``27``) is found if
+  the section or any unit of it is;
+* ``mrr`` -- reciprocal rank of the first pack item matching any gold label (0 if none);
+* ``pack`` -- mean pack size; ``p50_ms`` / ``p95_ms`` -- per-question latency.
+
+Also reported: the index build time (a cached build into a temporary Milvus file; a cold build with
+an empty embedding cache only with ``cold=True``), and the process's peak resident memory.
+Wall-clock numbers are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from labourcrew.errors import DataError, InputError
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.retrieval.pipeline import Retriever
+from labourcrew.settings import REPO_ROOT, QuestionType, Settings
+from labourcrew.statute.model import Level
+
+__all__ = [
+    "CONFIGS",
+    "DevItem",
+    "load_dev",
+    "gold_found",
+    "score_pack",
+    "FlatWindows",
+    "build_flat_windows",
+    "run_benchmark",
+    "format_table",
+]
+
+logger = logging.getLogger(__name__)
+
+CONFIGS: tuple[str, ...] = ("dense", "lexical", "flat512", "hybrid", "hybrid_hop")
+BASELINE_K = 10
+WINDOW_TOKENS = 512
+DEV_DIR = REPO_ROOT / "data" / "eval"
+
+
+class DevItem(BaseModel):
+    """The fields of a dev-set row the benchmark reads (other fields are ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(description="Row id, e.g. 'devA-001'.")
+    category: str = Field(description="Question category (7 types + unanswerable/adversarial).")
+    question_bn: str = Field(description="The Bangla question.")
+    gold_sections: list[str] = Field(default_factory=list, description="Gold ASCII labels.")
+    statute_version: str = Field(default="2025", description="Version the gold refers to.")
+
+
+def load_dev(paths: Sequence[Path] | None = None) -> list[DevItem]:
+    """Read the dev set: ``data/eval/dev_v1.jsonl`` if present, else every ``dev_v1_part*.jsonl``.
+
+    Raises:
+        DataError: no file, or a line that is not a valid row.
+    """
+    if not paths:
+        merged = DEV_DIR / "dev_v1.jsonl"
+        paths = [merged] if merged.exists() else sorted(DEV_DIR.glob("dev_v1_part*.jsonl"))
+    if not paths:
+        raise DataError(f"no dev set under {DEV_DIR} (dev_v1.jsonl or dev_v1_part*.jsonl)")
+    items: list[DevItem] = []
+    for path in paths:
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                items.append(DevItem.model_validate_json(line))
+            except ValueError as exc:
+                raise DataError(f"{path}:{n}: not a dev row: {exc}") from exc
+    return items
+
+
+# --------------------------------------------------------------------------------------------
+# scoring
+
+
+def _is_section_label(label: str) -> bool:
+    return "(" not in label and "." not in label
+
+
+def gold_found(gold: str, labels: Iterable[tuple[str, str | None, Level]]) -> bool:
+    """Whether a gold label is covered by pack units given as ``(label, section, level)``.
+
+    See the module docstring for the rule.
+    """
+    section = gold.split("(")[0].split(".")[0]
+    for label, sec, level in labels:
+        if _is_section_label(gold):
+            if sec == gold:
+                return True
+        elif label == gold or label.startswith(gold + "(") or label.startswith(gold + "."):
+            return True
+        elif level == Level.SECTION and label == section:
+            return True
+    return False
+
+
+def score_pack(graph: StatuteGraph, version: str, gold: Sequence[str], node_ids: Sequence[str]) -> dict[str, float]:
+    """recall@5, recall@10 and reciprocal rank of one pack (node ids best first)."""
+    units = [graph.units[n] for n in node_ids if n in graph.units]
+    triples = [(u.label, u.section, u.level) for u in units]
+    out: dict[str, float] = {}
+    for k in (5, 10):
+        top = triples[:k]
+        out[f"recall@{k}"] = sum(gold_found(g, top) for g in gold) / len(gold)
+    rr = 0.0
+    for i, t in enumerate(triples, 1):
+        if any(gold_found(g, [t]) for g in gold):
+            rr = 1.0 / i
+            break
+    out["rr"] = rr
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# flat 512-token windows (paper's structure-free baseline)
+
+
+class FlatWindows(BaseModel):
+    """Fixed-size windows over one version's full text, and the sections each overlaps."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    version: str = Field(description="Statute version.")
+    texts: list[str] = Field(description="Window texts in document order.")
+    sections: list[list[str]] = Field(description="Section labels each window overlaps, in order.")
+    vectors: Any = Field(default=None, description="(n, dim) float32 unit rows (numpy).")
+
+
+def build_flat_windows(graph: StatuteGraph, version: str, token_count: Callable[[str], int], size: int = WINDOW_TOKENS) -> FlatWindows:
+    """Cut a version's text (every unit's text in document order, section titles included) into
+    windows of about ``size`` tokens, ignoring structure.
+
+    Token counts are the encoder's; a unit's tokens are spread over its words, so a window boundary
+    can fall inside a unit (as in any fixed-window chunker).
+    """
+    budget = size - 8  # room for the "passage: " prefix and special tokens
+    texts: list[str] = []
+    sections: list[list[str]] = []
+    words: list[str] = []
+    secs: list[str] = []
+    used = 0.0
+    for u in graph.version_units(version):
+        if u.omitted or u.level == Level.CHAPTER:
+            continue
+        body = " ".join(x for x in [u.title if u.level == Level.SECTION else None, u.text] if x)
+        ws = body.split()
+        if not ws:
+            continue
+        per_word = max(token_count(body) - 2, 1) / len(ws)
+        for w in ws:
+            if used + per_word > budget and words:
+                texts.append(" ".join(words))
+                sections.append(list(dict.fromkeys(secs)))
+                words, secs, used = [], [], 0.0
+            words.append(w)
+            if u.section:
+                secs.append(u.section)
+            used += per_word
+    if words:
+        texts.append(" ".join(words))
+        sections.append(list(dict.fromkeys(secs)))
+    return FlatWindows(version=version, texts=texts, sections=sections)
+
+
+# --------------------------------------------------------------------------------------------
+# running
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return math.nan
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q))
+
+
+def _aggregate(rows: list[dict[str, Any]]) -> dict[str, float]:
+    scored = [r for r in rows if r["gold"]]
+    if not scored:
+        return {"n": 0}
+    lat = [r["ms"] for r in rows]
+    return {
+        "n": len(scored),
+        "recall@5": statistics.fmean(r["recall@5"] for r in scored),
+        "recall@10": statistics.fmean(r["recall@10"] for r in scored),
+        "mrr": statistics.fmean(r["rr"] for r in scored),
+        "pack": statistics.fmean(r["pack"] for r in rows),
+        "p50_ms": _percentile(lat, 50),
+        "p95_ms": _percentile(lat, 95),
+    }
+
+
+def _build_times(settings: Settings, cold: bool) -> dict[str, Any]:
+    from labourcrew.retrieval.embed_cache import CachedEncoder
+    from labourcrew.retrieval.encoders import make_encoder
+    from labourcrew.retrieval.index_build import build_index
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="lc-bench-") as tmp:
+        t0 = time.perf_counter()
+        res = build_index(settings, uri=str(Path(tmp) / "cached.db"))
+        out["cached_s"] = round(time.perf_counter() - t0, 2)
+        out["cached_embedded"] = sum(r.embedded for r in res)
+        out["units"] = {r.version: r.units for r in res}
+        if cold:
+            enc = CachedEncoder(make_encoder(settings.index.encoder, settings.index.bge_m3_path), Path(tmp) / "cache")
+            t0 = time.perf_counter()
+            res = build_index(settings, encoder=enc, uri=str(Path(tmp) / "cold.db"))
+            out["cold_s"] = round(time.perf_counter() - t0, 2)
+            out["cold_embedded"] = sum(r.embedded for r in res)
+    return out
+
+
+def run_benchmark(
+    settings: Settings,
+    *,
+    retriever: Retriever | None = None,
+    items: Sequence[DevItem] | None = None,
+    configs: Sequence[str] = CONFIGS,
+    limit: int | None = None,
+    cold: bool = False,
+    build_times: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run the retrieval benchmark.
+
+    Args:
+        settings: settings of the index and retrieval.
+        retriever: an open retriever (default: :meth:`Retriever.from_settings`).
+        items: dev rows (default :func:`load_dev`); rows of an unindexed version are skipped.
+        configs: subset of :data:`CONFIGS`.
+        limit: use only the first ``limit`` rows (tests).
+        cold: also time a cold index build (empty embedding cache; minutes).
+        build_times: time a cached index build into a temporary Milvus file.
+        progress: called with a short message per configuration.
+
+    Returns:
+        ``{"n_questions", "configs": {name: {"overall": {...}, "by_category": {...}}},
+        "ratio_to_dense": {name: {metric: ratio}}, "index_build": {...}, "peak_rss_mb",
+        "dataset"}`` (JSON-ready).
+
+    Raises:
+        InputError: unknown configuration name.
+        IndexNotBuiltError: no index.
+    """
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        raise InputError(f"unknown benchmark configuration(s) {unknown}; known: {', '.join(CONFIGS)}")
+    own = retriever is None
+    retriever = retriever or Retriever.from_settings(settings)
+    try:
+        rows = list(items if items is not None else load_dev())
+        rows = [r for r in rows if retriever.store.has_collection(r.statute_version, retriever.encoder.name)]
+        if limit:
+            rows = rows[:limit]
+        graph = retriever.graph
+        per_config: dict[str, list[dict[str, Any]]] = {}
+        windows: dict[str, FlatWindows] = {}
+        for name in configs:
+            if progress:
+                progress(f"{name}: {len(rows)} questions")
+            if name == "flat512":
+                for v in sorted({r.statute_version for r in rows}):
+                    windows[v] = _embedded_windows(retriever, settings, v)
+            out_rows = []
+            for item in rows:
+                t0 = time.perf_counter()
+                ids = _run_one(retriever, name, item, windows)
+                ms = (time.perf_counter() - t0) * 1000
+                row = {"id": item.id, "category": item.category, "gold": bool(item.gold_sections), "ms": ms, "pack": len(ids)}
+                if item.gold_sections:
+                    row.update(score_pack(graph, item.statute_version, item.gold_sections, ids))
+                out_rows.append(row)
+            per_config[name] = out_rows
+        result: dict[str, Any] = {"n_questions": len(rows), "configs": {}, "ratio_to_dense": {}}
+        for name, out_rows in per_config.items():
+            cats = sorted({r["category"] for r in out_rows}, key=_category_order)
+            result["configs"][name] = {
+                "overall": _aggregate(out_rows),
+                "by_category": {c: _aggregate([r for r in out_rows if r["category"] == c]) for c in cats},
+            }
+        if "dense" in result["configs"]:
+            base = result["configs"]["dense"]["overall"]
+            for name, res in result["configs"].items():
+                result["ratio_to_dense"][name] = {
+                    m: (res["overall"][m] / base[m] if base.get(m) else math.nan)
+                    for m in ("recall@5", "recall@10", "mrr", "p50_ms")
+                    if m in res["overall"]
+                }
+        if build_times:
+            if progress:
+                progress("index build timing")
+            result["index_build"] = _build_times(settings, cold)
+        result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        result["dataset"] = sorted({r.id.split("-")[0] for r in rows})
+        return result
+    finally:
+        if own:
+            retriever.close()
+
+
+def _category_order(c: str) -> tuple[int, str]:
+    order = [t.value for t in QuestionType] + ["adversarial", "unanswerable"]
+    return (order.index(c) if c in order else len(order), c)
+
+
+def _embedded_windows(retriever: Retriever, settings: Settings, version: str) -> FlatWindows:
+    from labourcrew.retrieval.embed_cache import CachedEncoder
+
+    inner = retriever.encoder
+    counter = getattr(inner, "token_count", None)
+    if counter is None:  # bge-m3 and others: ~3 characters per token is close for Bangla
+        def counter(t: str) -> int:
+            return max(1, len(t) // 3)
+    fw = build_flat_windows(retriever.graph, version, counter)
+    cached = CachedEncoder(inner, settings.index.embed_cache_dir)
+    fw.vectors = cached.encode_passages(fw.texts)
+    cached.save()
+    return fw
+
+
+def _run_one(retriever: Retriever, name: str, item: DevItem, windows: dict[str, FlatWindows]) -> list[str]:
+    v = item.statute_version
+    q = item.question_bn
+    if name == "dense":
+        return [n for n, _ in retriever.statute.dense(q, v, BASELINE_K)]
+    if name == "lexical":
+        return [n for n, _ in retriever.statute.lexical_search(q, v, BASELINE_K)]
+    if name == "flat512":
+        fw = windows[v]
+        qv = retriever.encoder.encode_queries([q])[0]
+        order = np.argsort(-(fw.vectors @ qv), kind="stable")
+        secs: list[str] = []
+        for i in order:
+            for s in fw.sections[int(i)]:
+                if s not in secs:
+                    secs.append(s)
+            if len(secs) >= BASELINE_K:
+                break
+        return [f"{v}:{s}" for s in secs[:BASELINE_K]]
+    if name == "hybrid":
+        res = retriever.retrieve(q, v, hop_enabled=False)
+        return [i.node_id for i in res.evidence_pack.items]
+    if name == "hybrid_hop":
+        res = retriever.retrieve(q, v)
+        return [i.node_id for i in res.evidence_pack.items]
+    raise InputError(f"unknown configuration {name!r}")
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """A plain-text table: overall metrics per configuration, then recall@10 per category."""
+    lines = [f"retrieval benchmark: {result['n_questions']} questions"]
+    head = f"{'config':<12}{'R@5':>7}{'R@10':>7}{'MRR':>7}{'pack':>7}{'p50ms':>8}{'p95ms':>8}{'R@10/dense':>12}"
+    lines += [head, "-" * len(head)]
+    for name, res in result["configs"].items():
+        o = res["overall"]
+        ratio = result.get("ratio_to_dense", {}).get(name, {}).get("recall@10", math.nan)
+        lines.append(
+            f"{name:<12}{o.get('recall@5', math.nan):>7.3f}{o.get('recall@10', math.nan):>7.3f}"
+            f"{o.get('mrr', math.nan):>7.3f}{o.get('pack', math.nan):>7.1f}{o.get('p50_ms', math.nan):>8.1f}"
+            f"{o.get('p95_ms', math.nan):>8.1f}{ratio:>12.2f}"
+        )
+    cats: list[str] = []
+    for res in result["configs"].values():
+        cats += [c for c in res["by_category"] if c not in cats]
+    lines += ["", "recall@10 by category (n)"]
+    lines.append(f"{'category':<16}" + "".join(f"{n:>12}" for n in result["configs"]))
+    for c in cats:
+        cells = []
+        n = 0
+        for res in result["configs"].values():
+            cell = res["by_category"].get(c, {})
+            n = cell.get("n", n)
+            cells.append(f"{cell.get('recall@10', math.nan):>12.3f}")
+        lines.append(f"{c + f' ({n})':<16}" + "".join(cells))
+    if "index_build" in result:
+        lines += ["", f"index build: {json.dumps(result['index_build'], ensure_ascii=False)}"]
+    lines.append(f"peak RSS: {result.get('peak_rss_mb')} MB")
+    return "\n".join(lines)
