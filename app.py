@@ -1,10 +1,21 @@
-"""LabourCrew dashboard entry point: `streamlit run app.py` (or `make run`)."""
+"""LabourCrew dashboard, home page = Ask: `streamlit run app.py` (or `make run`).
 
-import streamlit as st
+Ask a question in Bangla; the deliberation board answers from the Bangladesh Labour Act, 2006 with
+live progress per phase, a release-status badge, the opinion with inline citations and the cited
+passages with the verbatim spans highlighted. Other pages: Run inspector, StatuteGraph,
+Annotate, Calibration, Evaluation (``pages/``).
+"""
 
-from labourcrew.ui.statute_browser import statute_browser
+from labourcrew.board.run import stream
+from labourcrew.ui import ask, frame
+from labourcrew.ui.resources import board_key, cached_board, cached_graph
 
-st.set_page_config(page_title="LabourCrew — বাংলাদেশ শ্রম আইন", page_icon="⚖️", layout="wide")
-st.title("LabourCrew — বাংলাদেশ শ্রম আইন, ২০০৬")
-st.caption("প্রতিটি দাবি আইনের হুবহু পাঠে প্রমাণিত। এটি আইনি পরামর্শ নয়।")
-statute_browser()
+ctx = frame.page("প্রশ্ন করুন · Ask", "বাংলাদেশ শ্রম আইন, ২০০৬ — প্রতিটি দাবি আইনের হুবহু পাঠে প্রমাণিত।")
+with frame.guard(ctx.settings):
+    request = ask.read_input(frame.backend_summary(ctx.settings) if ctx.settings else "")
+    if request.submitted and ctx.settings is not None:
+        board = cached_board(board_key(ctx.settings), ctx.settings)
+        ask.remember(ask.run_with_progress(stream(request.question, version=request.version, board=board)))
+    answer = ask.remembered()
+    if answer is not None:
+        ask.render_answer(answer, cached_graph())

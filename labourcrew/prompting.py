@@ -118,7 +118,7 @@ class RenderedPrompt:
 
     @property
     def text(self) -> str:
-        """System and user parts joined (for logging-free inspection and tests)."""
+        """System and user parts joined (for inspection and tests)."""
         return f"{self.system}\n\n{self.user}" if self.system else self.user
 
 

@@ -22,6 +22,9 @@ reading) and are what the offline auditor decides by:
   ``extra_condition`` (the claim invents);
 * a dropped carve-out -> at most ``NEI``, direction ``missing_condition`` (the claim omits).
 
+:func:`claim_conflicts` finds contradictions *between* claims: two claims citing a common unit
+that state a modal with opposite polarity.
+
 Everything here is a pure function of its arguments.
 """
 
@@ -51,6 +54,8 @@ __all__ = [
     "sentence_around",
     "classify_claim",
     "skeptic_report",
+    "ClaimConflict",
+    "claim_conflicts",
 ]
 
 logger = logging.getLogger(__name__)
@@ -117,7 +122,8 @@ _NEG_AFTER = re.compile(r"^\s*না(?![\u0980-\u09ff])")
 _NEG_EN = re.compile(r"^\s*not\b")
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"(?:[^\W_]|[\u0981-\u0983\u09bc\u09be-\u09cd\u09d7])+(?:-[a-z]+)?|%")
+_WORD = re.compile(r"\d+(?:\.\d+)?|(?:[^\W_]|[\u0981-\u0983\u09bc\u09be-\u09cd\u09d7])+(?:-[a-z]+)?|%")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d)")  # ১০,০০০ and the Indian ১,০০,০০০
 _SENTENCE_END = re.compile(r"[।;]|\.(?=\s|$)")
 
 
@@ -174,7 +180,7 @@ def _unit_at(words: Sequence[str], i: int) -> str | None:
 
 def _scan(text: str) -> tuple[set[float], set[tuple[float, str]]]:
     """Numbers and (number, unit) pairs of normalised ``text``."""
-    t = _n(text)
+    t = _THOUSANDS.sub("", _n(text))
     words = _WORD.findall(t.replace("(", " ( ").replace(")", " ) "))
     numbers: set[float] = set()
     quantities: set[tuple[float, str]] = set()
@@ -365,3 +371,45 @@ def skeptic_report(claim_text: str, spans: Iterable[str], cited_texts: Mapping[s
         direction=direction,
         notes=notes,
     )
+
+
+class ClaimConflict(LedgerRecord):
+    """Two claims that cite the same unit but state a modal with opposite polarity."""
+
+    a: str = Field(description="claim_id of the first claim (ledger order).")
+    b: str = Field(description="claim_id of the second claim.")
+    node_ids: list[str] = Field(description="Units both claims cite.")
+    reason: str = Field(description="What conflicts, for people.")
+
+
+def claim_conflicts(claims: Sequence[object]) -> list[ClaimConflict]:
+    """Contradictions between claims (paper §3.5): a pair citing a common unit where one states
+    a modal (may / must / entitled) and the other its negation.
+
+    Args:
+        claims: ledger claims (read by attribute: ``claim_id``, ``text``, ``cited_node_ids()``).
+
+    Returns:
+        One :class:`ClaimConflict` per conflicting pair, in ledger order.
+    """
+    facts = [
+        (c, set(c.cited_node_ids()), modals_in(strip_section_refs(c.text)))  # type: ignore[attr-defined]
+        for c in claims
+    ]
+    out: list[ClaimConflict] = []
+    for i, (a, nodes_a, modals_a) in enumerate(facts):
+        for b, nodes_b, modals_b in facts[i + 1 :]:
+            common = sorted(nodes_a & nodes_b)
+            if not common:
+                continue
+            flipped = sorted(m for m, neg in modals_a if (m, not neg) in modals_b and (m, neg) not in modals_b)
+            if flipped:
+                out.append(
+                    ClaimConflict(
+                        a=a.claim_id,  # type: ignore[attr-defined]
+                        b=b.claim_id,  # type: ignore[attr-defined]
+                        node_ids=common,
+                        reason=f"opposite polarity of {', '.join(flipped)} on {', '.join(common)}",
+                    )
+                )
+    return out

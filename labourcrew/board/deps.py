@@ -266,7 +266,7 @@ def make_backend(settings: Settings, graph: StatuteGraph) -> RoleBackend:
                 "the openai backend is not installed in this tree",
                 help_message="Use --backend offline, or add labourcrew/llm/openai_backend.py.",
             ) from exc
-        backend = openai_backend.make_openai_backend(settings)
+        backend = openai_backend.OpenAIBackend(settings.llm)
     else:  # pragma: no cover -- settings validation forbids it
         raise ConfigError(f"unknown backend {name!r}")
     if settings.board.fault_rate > 0:

@@ -178,7 +178,9 @@ def build_flat_windows(graph: StatuteGraph, version: str, token_count: Callable[
         ws = body.split()
         if not ws:
             continue
-        per_word = max(token_count(body) - 2, 1) / len(ws)
+        # The unit's count includes special tokens: spreading them over its words errs on the
+        # short side, so windows never exceed ``size``.
+        per_word = max(token_count(body), 1) / len(ws)
         for w in ws:
             if used + per_word > budget and words:
                 texts.append(" ".join(words))

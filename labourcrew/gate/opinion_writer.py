@@ -41,6 +41,7 @@ __all__ = [
     "render_sentence",
     "check_opinion",
     "write_opinion",
+    "fallback_opinion",
 ]
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,20 @@ def _citations(claim: GatedClaim) -> list[str]:
 
 def _has_citation(text: str, cite: str) -> bool:
     return normalize(cite) in normalize(text)
+
+
+_QUOTE = re.compile(r"«([^»]*)»")
+
+
+def _content_key(claim: GatedClaim) -> str:
+    """What a claim states: its quotes when it is a framed quotation, else its normalised text.
+
+    Two sides quoting the same statute words state the same thing; the narrative says it once.
+    """
+    quotes = _QUOTE.findall(claim.text)
+    if quotes:
+        return "«»".join(normalize(q) for q in quotes)
+    return normalize(claim.text)
 
 
 def render_sentence(claim: GatedClaim) -> OpinionSentence:
@@ -220,7 +235,7 @@ def write_opinion(
     by_text: dict[str, int] = {}
     for claim in accepted:
         s = render_sentence(claim)
-        key = normalize(s.text)
+        key = _content_key(claim)
         if key in by_text:  # same statement from two sides: one sentence, both claim ids
             i = by_text[key]
             body[i] = body[i].model_copy(update={"claim_ids": [*body[i].claim_ids, claim.claim_id]})
@@ -241,3 +256,13 @@ def write_opinion(
             lines.append(head + b.text)
         opinion_en = "\n".join(lines) if lines else "No claim was released."
     return Opinion(opinion_bn=text, sentences=kept, opinion_en=opinion_en, english=blocks, check=check)
+
+
+def fallback_opinion(reason: str) -> Opinion:
+    """The narrative when no opinion could be written: a fixed Bangla notice, no legal content."""
+    text = f"এই প্রশ্নের নির্ভরযোগ্য উত্তর দেওয়া গেল না। ({reason})"
+    return Opinion(
+        opinion_bn=text,
+        sentences=[OpinionSentence(text=text, claim_ids=[], citations=[])],
+        check=OpinionCheck(ok=True),
+    )

@@ -79,6 +79,7 @@ __all__ = [
     "coverage",
     "release_status",
     "decide",
+    "undecided_result",
 ]
 
 logger = logging.getLogger(__name__)
@@ -431,4 +432,22 @@ def decide(
         coverage=cov,
         failed_roles=failed,
         premise_errors=list(premise_errors),
+    )
+
+
+def undecided_result(reason: str, calibration: CalibrationRecord, mode: GateMode) -> GateResult:
+    """An UNDECIDED decision releasing nothing (used when the gate itself could not run)."""
+    return GateResult(
+        status=ReleaseStatus.UNDECIDED,
+        status_reason=reason,
+        mode=mode,
+        tau=calibration.tau,
+        alpha=calibration.alpha,
+        calibration_n=calibration.n,
+        calibration_note=calibration.note if math.isinf(calibration.tau) else None,
+        claims=[],
+        accepted_ids=[],
+        coverage=Coverage(covered=False, method="none", share=0.0, detail=reason),
+        failed_roles=[],
+        premise_errors=[],
     )

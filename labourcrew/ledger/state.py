@@ -15,11 +15,15 @@ want_english           input                               --
 spotting               issue_spotter (or its fallback)     --
 premise_errors         issue_spotter                       --
 plan                   retrieval_planner                   --
-pack                   statute_retriever, link_hopper      :func:`merge_packs`
+retrieved              statute_retriever                   --
+pack                   link_hopper (or its fallback)       :func:`merge_packs`
 retrieval_round        supervisor                          --
 deliberation_round     supervisor                          --
+phase                  supervisor                          --
+requests_consumed      supervisor                          --
 pending_request        supervisor                          --
 next_step              supervisor                          --
+section_ids            issue_spotter                       --
 claims                 worker/employer counsel, interp.    :func:`add_claims`
 rejected_by_eep        worker/employer counsel, interp.    :func:`add_rejected`
 citation_checks        citation_checker                    :func:`merge_by_claim`
@@ -27,6 +31,7 @@ findings               trust_auditor (one task per claim)  :func:`merge_by_claim
 retrieval_requests     trust_auditor                       :func:`add_requests`
 role_calls             every role + failure recorder       :func:`add_role_calls`
 interpreter_notes      legal_interpreter                   --
+conflicts              supervisor (after the audits)       --
 gate                   trust_gate                          --
 opinion                trust_gate                          --
 =====================  ==================================  ===========================================
@@ -43,6 +48,7 @@ from typing import Annotated, Any, Literal, TypedDict, TypeVar
 from pydantic import Field
 
 from labourcrew.audit.citation_checker import ClaimCheck
+from labourcrew.audit.skeptic import ClaimConflict
 from labourcrew.gate.opinion_writer import Opinion
 from labourcrew.gate.trust_gate import GateResult
 from labourcrew.ledger.records import (
@@ -111,8 +117,8 @@ def _better(a: EvidenceItem, b: EvidenceItem) -> EvidenceItem:
     """Of two pack items for the same node, the more direct one; channels are unioned."""
     key_a = (a.hop_depth, -a.provenance, -a.score)
     key_b = (b.hop_depth, -b.provenance, -b.score)
-    best = a if key_a <= key_b else b
-    channels = list(dict.fromkeys([*a.channels, *b.channels]))
+    best, other = (a, b) if key_a <= key_b else (b, a)
+    channels = list(dict.fromkeys([*best.channels, *other.channels]))
     if channels != best.channels:
         best = best.model_copy(update={"channels": channels})
     return best
@@ -270,10 +276,13 @@ class CaseLedger(TypedDict, total=False):
     premise_errors: list[str]
     section_ids: list[str]
     plan: RetrievalPlan
+    retrieved: EvidencePack
     pack: Annotated[EvidencePack, merge_packs]
     # supervision
     retrieval_round: int
     deliberation_round: int
+    phase: Literal["deliberation", "audit"]
+    requests_consumed: int
     pending_request: RetrievalRequest | None
     next_step: str
     # deliberation
@@ -285,6 +294,7 @@ class CaseLedger(TypedDict, total=False):
     findings: Annotated[dict[str, TrustFinding], merge_by_claim]
     retrieval_requests: Annotated[list[RetrievalRequest], add_requests]
     role_calls: Annotated[list[RoleCall], add_role_calls]
+    conflicts: list[ClaimConflict]
     # release
     gate: GateResult
     opinion: Opinion

@@ -20,14 +20,19 @@ Roles (paper §3.3-§3.5):
   cross-references of a cited unit (a :class:`~labourcrew.llm.backend.RetrievalRequest`) when the
   StatuteGraph has any.
 
-Relevance (the **relevance floor**). A unit is relevant when the IDF-weighted share of the
-question's content tokens (words and character 3-grams after :func:`normalize`, the question's
-function words removed, plus the Act's own wording of the spotted concepts) that occur in the
-unit's context (section title, ancestors' lead text, unit text) reaches :attr:`OfflineTuning.unit_floor`,
-and the share of the question's *word* weight it covers reaches :attr:`OfflineTuning.word_floor`.
-IDF comes from the units of the statute version. When no unit of the pack clears the floor the
-counsels propose nothing, so a question outside the Act is released UNDECIDED. A question that
-names a section the version does not have gets no claims either.
+Relevance (the **relevance floor**). The question's content words (after :func:`normalize`, its
+function words and section references removed) are weighted by IDF over the units of the statute
+version; words the Act never uses weigh as much as its rarest word. The Issue Spotter's concepts
+split into *specific* ones (maternity, gratuity ...) and *generic* ones (wages, leave ...): the
+Act's wording of a generic concept is added to the question's words. A pack unit (its context:
+section title, ancestors' lead text, unit text; inflections matched by shared prefix) is relevant
+when it belongs to a section the question names, or it contains at least
+:attr:`OfflineTuning.concept_floor` of a specific concept's Act wording, or it matches
+:attr:`OfflineTuning.full_floor` of the IDF mass of all content words, or -- for a question with
+a specific concept -- :attr:`OfflineTuning.known_floor` of the mass of the words the Act knows.
+Unknown topic words (``ক্রিকেট``, ``রিটার্ন``) therefore keep a question about something the Act does
+not regulate below the floor. When no unit clears it the counsels propose nothing and the run is
+released UNDECIDED; a question naming a section the version does not have gets no claims either.
 """
 
 from __future__ import annotations
@@ -37,12 +42,12 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from labourcrew.audit.skeptic import exception_cues_in, skeptic_report
+from labourcrew.audit.skeptic import exception_cues_in, skeptic_report, strip_section_refs
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import Claim, EvidenceItem, Side, Verdict
 from labourcrew.llm.backend import (
@@ -97,7 +102,7 @@ EMPLOYER_CUES: tuple[str, ...] = tuple(
 # Function words of questions (colloquial and formal, Bangla and English): they carry no topic
 # and, being absent from the Act's formal text, would otherwise count as unmatched rare words.
 QUESTION_STOPWORDS: frozenset[str] = frozenset(
-    normalize(w)
+    tokenize(w, ngram=10**6)[0]  # the same normalisation and i/u fold as the question's words
     for w in (
         "কি কী কত কতো কতদিন কবে কোন কোনো কোনটি কেন কিভাবে কীভাবে কোথায় কে কাকে কার কাহার হয় হবে হবেন "
         "হলে হইলে যদি আমি আমার আমাকে আমরা আমাদের তিনি সে তার তাহার তাদের তাহাদের এর এ ও এবং বা অথবা না নাকি "
@@ -108,10 +113,11 @@ QUESTION_STOPWORDS: frozenset[str] = frozenset(
         "what when how many much is are the a an of to in for on do does can could should would will i my "
         "me we our under act law section labour labor bangladesh please tell"
     ).split()
+    if tokenize(w, ngram=10**6)
 )
 
 _MARKER = re.compile(
-    rf"^\s*\[?\s*(?:\(\s*(?:[০-৯0-9]+\s*[{BN_CONSONANTS}A-Za-z]?|[{BN_CONSONANTS}]{{1,3}}|[a-z]{{1,3}})\s*\)\s*)+"
+    rf"^\s*\[?\s*(?:\(\s*(?:[০-৯0-9]+\s*-?\s*[{BN_CONSONANTS}A-Za-z]?|[{BN_CONSONANTS}]{{1,3}}|[a-z]{{1,3}})\s*\)\s*)+"
 )
 _SENT = re.compile(r"[৷।]")
 _CLAUSE = re.compile(r";")
@@ -125,8 +131,10 @@ class OfflineTuning(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    unit_floor: float = Field(default=0.30, ge=0.0, le=1.0, description="Least IDF-weighted token share of the question a relevant unit covers.")
-    word_floor: float = Field(default=0.34, ge=0.0, le=1.0, description="Least IDF-weighted share of the question's whole words a relevant unit covers.")
+    full_floor: float = Field(default=0.45, ge=0.0, le=1.0, description="Least IDF share of all the question's content words a relevant unit matches.")
+    known_floor: float = Field(default=0.45, ge=0.0, le=1.0, description="Least IDF share of the Act-known content words a relevant unit matches (questions with a specific concept).")
+    concept_floor: float = Field(default=0.5, ge=0.0, le=1.0, description="Least share of a specific concept's Act wording a relevant unit contains.")
+    relative_floor: float = Field(default=0.8, ge=0.0, le=1.0, description="A counsel's further claims score at least this share of its best one.")
     min_span_chars: int = Field(default=16, ge=8, description="Shortest span offered as a claim (normalised characters).")
     max_worker_claims: int = Field(default=3, ge=0, description="Worker Counsel claims per opening round.")
     max_employer_claims: int = Field(default=2, ge=0, description="Employer Counsel claims per opening round.")
@@ -144,7 +152,7 @@ class Span:
     text: str  # verbatim substring of the unit text
     unit_rel: float
     span_rel: float
-    word_rel: float
+    word_rel: float  # IDF share of all the question's content words the unit matches
     prior: float
     worker_cue: bool
     employer_cue: bool
@@ -256,64 +264,89 @@ def frame_claim(side: Side, quotes: Sequence[str], labels: Sequence[str]) -> str
     return f"{_FRAMES[side]}: «{quote}» ({cites})"
 
 
-def _words(tokens: Iterable[str]) -> list[str]:
-    return [t for t in tokens if "#" not in t and len(t) > 1]
-
-
 # ---------------------------------------------------------------- relevance model
 
 
-class _Idf:
-    """IDF of lexical tokens over the units of one statute version."""
+def words_of(text: str) -> list[str]:
+    """Whole words of ``text`` after :func:`normalize` and the i/u fold (no n-grams)."""
+    return tokenize(text, ngram=10**6)
 
-    def __init__(self, texts_norm: Sequence[str]):
+
+def _has_cue(text_norm: str, cues: Sequence[str]) -> bool:
+    """Whether a cue occurs in normalised text as whole words (``তবে`` is not a cue inside a word)."""
+    return any(
+        re.search(rf"(?<![\u0980-\u09ffa-z]){re.escape(c)}(?![\u0980-\u09ffa-z])", text_norm) for c in cues
+    )
+
+
+def _fuzzy_in(word: str, unit_words: frozenset[str]) -> bool:
+    """``word`` or an inflection of it occurs among ``unit_words``.
+
+    Bangla inflects by suffix (``তারিখ``/``তারিখে``, ``দেওয়া``/``দেওয়ার``): two words match when
+    they share a prefix of all but the last one (words of up to 5 code points) or two code points
+    of the question word, and neither is shorter than that prefix.
+    """
+    if word in unit_words:
+        return True
+    if len(word) < 4:
+        return False
+    need = len(word) - (1 if len(word) <= 5 else 2)
+    stem = word[:need]
+    return any(len(u) >= need and u.startswith(stem) for u in unit_words)
+
+
+class _Vocab:
+    """Word document frequencies over the units (title + text) of one statute version."""
+
+    def __init__(self, texts: Sequence[str]):
         df: Counter[str] = Counter()
-        for text in texts_norm:
-            df.update(set(tokenize(text, assume_normalized=True)))
-        self.n = max(len(texts_norm), 1)
+        for text in texts:
+            df.update(set(words_of(text)))
+        self.n = max(len(texts), 1)
         self.df = df
-        self.max_idf = self._idf(0)
-        self.cap = self._idf(1)  # unknown words weigh as much as the rarest known word
+        self.cap = self.idf_of(1)  # unknown words weigh as much as the rarest known word
 
-    def _idf(self, df: int) -> float:
+    def idf_of(self, df: int) -> float:
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
 
-    def __call__(self, token: str) -> float:
-        return self._idf(self.df.get(token, 0))
+    def weight(self, word: str) -> float:
+        df = self.df.get(word, 0)
+        return self.cap if df == 0 else self.idf_of(df)
 
 
 @dataclass(frozen=True, slots=True)
 class _Query:
-    weights: dict[str, float]  # token -> idf weight (words and 3-grams)
-    word_weights: dict[str, float]
-    total: float
-    word_total: float
+    words: dict[str, float]  # content word -> IDF weight (unknown words at the cap)
+    known: frozenset[str]  # content words the Act uses
+    concepts: tuple[tuple[str, ...], ...]  # words of each specific concept's Act wording
     named_sections: tuple[str, ...]
 
 
-def _query_tokens(text: str) -> list[str]:
-    toks = tokenize(text)
-    out = []
-    skip_grams_of: set[str] = set()
-    for tok in toks:
-        if "#" not in tok:
-            if tok in QUESTION_STOPWORDS or tok.isdigit():
-                skip_grams_of.add(tok)
-                continue
-            out.append(tok)
-        else:
-            word = tok.replace("#", "")
-            if any(word and word in s for s in skip_grams_of):
-                continue
-            out.append(tok)
-    return out
+@dataclass(frozen=True, slots=True)
+class _Relevance:
+    full: float  # IDF share of all content words matched
+    known: float  # IDF share of the Act-known content words matched
+    concept: float  # best share of a specific concept's Act wording matched
+    exact: bool  # a unit of a section the question names
+
+    def relevant(self, t: OfflineTuning, has_concepts: bool) -> bool:
+        return (
+            self.exact
+            or self.concept >= t.concept_floor
+            or self.full >= t.full_floor
+            or (has_concepts and self.known >= t.known_floor)
+        )
+
+    def score(self) -> float:
+        return 0.5 * self.known + 0.3 * self.concept + 0.2 * self.full
 
 
-def _coverage(query_weights: dict[str, float], tokens: set[str]) -> float:
-    total = sum(query_weights.values())
+def _share(weights: dict[str, float], unit_words: frozenset[str], only: frozenset[str] | None = None) -> float:
+    total = sum(w for t, w in weights.items() if only is None or t in only)
     if total <= 0:
         return 0.0
-    return sum(w for t, w in query_weights.items() if t in tokens) / total
+    hit = sum(w for t, w in weights.items() if (only is None or t in only) and _fuzzy_in(t, unit_words))
+    return hit / total
 
 
 # ---------------------------------------------------------------- the backend
@@ -334,8 +367,9 @@ class OfflineBackend:
     def __init__(self, graph: StatuteGraph, tuning: OfflineTuning | None = None):
         self.graph = graph
         self.tuning = tuning or OfflineTuning()
-        self._idf: dict[str, _Idf] = {}
-        self._ctx_tokens: dict[str, frozenset[str]] = {}
+        self._vocab: dict[str, _Vocab] = {}
+        self._ctx_words: dict[str, frozenset[str]] = {}
+        self._span_cache: dict[tuple, list[Span]] = {}
         self._lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -343,27 +377,27 @@ class OfflineBackend:
     def _usage(self) -> CallUsage:
         return CallUsage(backend=self.name, llm_calls=0)
 
-    def _idf_for(self, version: str) -> _Idf:
+    def _vocab_for(self, version: str) -> _Vocab:
         with self._lock:
-            table = self._idf.get(version)
+            table = self._vocab.get(version)
             if table is None:
                 units = [u for u in self.graph.version_units(version) if u.text_norm]
-                texts = [normalize(f"{u.title or ''} {u.text_norm}") for u in units]
-                table = _Idf(texts)
-                self._idf[version] = table
+                table = _Vocab([f"{u.title or ''} {u.text_norm}" for u in units])
+                self._vocab[version] = table
             return table
 
-    def _context_tokens(self, node_id: str, fallback: str) -> frozenset[str]:
+    def _unit_words(self, node_id: str, fallback: str) -> frozenset[str]:
+        """Words of a unit's context: section title, ancestors' lead text, unit text."""
         with self._lock:
-            hit = self._ctx_tokens.get(node_id)
+            hit = self._ctx_words.get(node_id)
         if hit is not None:
             return hit
         unit = self.graph.units.get(node_id)
         text = self.graph.context_text(node_id) if unit is not None else fallback
-        toks = frozenset(tokenize(text))
+        words = frozenset(words_of(text))
         with self._lock:
-            self._ctx_tokens[node_id] = toks
-        return toks
+            self._ctx_words[node_id] = words
+        return words
 
     @staticmethod
     def _version_of(items: Sequence[EvidenceItem]) -> str | None:
@@ -374,23 +408,37 @@ class OfflineBackend:
 
     def _query(self, question: str, issues: Sequence[str], version: str) -> _Query:
         from labourcrew.retrieval.exact import section_labels
+        from labourcrew.retrieval.issue_spotter import match_concepts
 
-        idf = self._idf_for(version)
-        # Unknown words (absent from the Act) are informative but capped at the rarest known word.
-        cap = idf.cap
-        weights: dict[str, float] = {}
-        for tok in _query_tokens(question):
-            weights[tok] = min(idf(tok), cap)
-        for issue in issues:
-            for tok in _query_tokens(issue):
-                weights.setdefault(tok, min(idf(tok), cap))
-        words = {t: w for t, w in weights.items() if "#" not in t and len(t) > 1}
-        return _Query(
-            weights=weights,
-            word_weights=words,
-            total=sum(weights.values()),
-            word_total=sum(words.values()),
-            named_sections=tuple(section_labels(question)),
+        vocab = self._vocab_for(version)
+        words: dict[str, float] = {}
+        for w in words_of(strip_section_refs(question)):
+            if w in QUESTION_STOPWORDS or w.isdigit() or len(w) < 2:
+                continue
+            words[w] = vocab.weight(w)
+        concepts = match_concepts(question)
+        specific = tuple(
+            tuple(w for w in words_of(c.act_terms) if w not in QUESTION_STOPWORDS)
+            for c in concepts
+            if not c.generic
+        )
+        # Generic concepts (wages, leave ...) only lend the Act's wording to the question's words.
+        for c in concepts:
+            if c.generic:
+                for w in words_of(c.act_terms):
+                    words.setdefault(w, vocab.weight(w))
+        known = frozenset(w for w in words if vocab.df.get(w, 0) > 0)
+        return _Query(words=words, known=known, concepts=specific, named_sections=tuple(section_labels(question)))
+
+    def _relevance(self, q: _Query, unit_words: frozenset[str], exact: bool) -> _Relevance:
+        concept = max(
+            (sum(_fuzzy_in(w, unit_words) for w in c) / len(c) for c in q.concepts if c), default=0.0
+        )
+        return _Relevance(
+            full=_share(q.words, unit_words),
+            known=_share(q.words, unit_words, q.known) if q.known else 0.0,
+            concept=concept,
+            exact=exact,
         )
 
     def _missing_named_sections(self, q: _Query, version: str) -> list[str]:
@@ -399,44 +447,54 @@ class OfflineBackend:
         return [lb for lb in q.named_sections if resolve_label(self.graph, version, lb) is None]
 
     def _spans(self, question: str, issues: Sequence[str], items: Sequence[EvidenceItem]) -> list[Span]:
-        """Scored candidate spans of every pack unit that clears the relevance floor."""
+        """Scored candidate spans of every pack unit that clears the relevance floor (memoised:
+        the counsels and the interpreter of one run score the same pack)."""
+        key = (question, tuple(issues), tuple((i.node_id, i.provenance, i.level, i.text) for i in items))
+        with self._lock:
+            hit = self._span_cache.get(key)
+        if hit is not None:
+            return hit
+        out = self._score_spans(question, issues, items)
+        with self._lock:
+            if len(self._span_cache) >= 256:
+                self._span_cache.pop(next(iter(self._span_cache)))
+            self._span_cache[key] = out
+        return out
+
+    def _score_spans(self, question: str, issues: Sequence[str], items: Sequence[EvidenceItem]) -> list[Span]:
         version = self._version_of(items)
         if version is None or not items:
             return []
         q = self._query(question, issues, version)
-        if q.total <= 0 or self._missing_named_sections(q, version):
+        if self._missing_named_sections(q, version) or (not q.words and not q.named_sections):
             return []
         named = {f"{version}:{lb}" for lb in q.named_sections}
+        has_concepts = bool(q.concepts)
         out: list[Span] = []
         for rank, item in enumerate(items):
             if item.level not in _UNIT_LEVELS or not item.text.strip():
                 continue
-            ctx = self._context_tokens(item.node_id, item.text)
-            unit_rel = _coverage(q.weights, ctx)
-            word_rel = _coverage(q.word_weights, ctx) if q.word_total > 0 else unit_rel
-            exact = "exact" in item.channels or any(
+            exact = any(
                 item.node_id == n or item.node_id.startswith(n + "(") or item.node_id.startswith(n + ".")
                 for n in named
             )
-            if not exact and (unit_rel < self.tuning.unit_floor or word_rel < self.tuning.word_floor):
+            rel = self._relevance(q, self._unit_words(item.node_id, item.text), exact)
+            if not rel.relevant(self.tuning, has_concepts):
                 continue
-            if exact:
-                unit_rel = max(unit_rel, self.tuning.unit_floor)
-                word_rel = max(word_rel, self.tuning.word_floor)
             is_proviso = item.level in (Level.PROVISO, Level.EXPLANATION)
             for span in clause_spans(item.text, self.tuning.min_span_chars):
-                stoks = set(tokenize(span))
                 span_norm = normalize(span)
+                srel = self._relevance(q, frozenset(words_of(span)), exact)
                 out.append(
                     Span(
                         node_id=item.node_id,
                         text=span,
-                        unit_rel=unit_rel,
-                        span_rel=_coverage(q.weights, stoks),
-                        word_rel=word_rel,
+                        unit_rel=max(rel.score(), 0.5 if exact else 0.0),
+                        span_rel=srel.score(),
+                        word_rel=rel.full,
                         prior=item.provenance,
-                        worker_cue=any(c in span_norm for c in WORKER_CUES),
-                        employer_cue=any(c in span_norm for c in EMPLOYER_CUES),
+                        worker_cue=_has_cue(span_norm, WORKER_CUES),
+                        employer_cue=_has_cue(span_norm, EMPLOYER_CUES),
                         is_proviso=is_proviso,
                         rank=rank,
                     )
@@ -451,6 +509,8 @@ class OfflineBackend:
         """The parent's lead-in text (``কোন অস্থায়ী শ্রমিক-``) when the parent is on the pack."""
         unit = self.graph.units.get(node_id)
         if unit is None or unit.parent is None or unit.parent not in pack_ids:
+            return None
+        if unit.level not in (Level.CLAUSE, Level.ITEM):  # provisos stand on their own
             return None
         parent_text = items[unit.parent].text
         spans = clause_spans(parent_text, 8)
@@ -505,6 +565,9 @@ class OfflineBackend:
 
     def _best(self, pool: Sequence[Span], side: Side, limit: int, taken: set[str]) -> list[Span]:
         ranked = sorted(pool, key=lambda s: (-s.score(self.tuning, side), s.rank, s.node_id, s.text))
+        if ranked:  # keep only spans close to the best one: a weak second claim is noise
+            floor = self.tuning.relative_floor * ranked[0].score(self.tuning, side)
+            ranked = [s for s in ranked if s.score(self.tuning, side) >= floor]
         chosen: list[Span] = []
         seen = set(taken)
         for s in ranked:

@@ -12,8 +12,11 @@ From a question in Bangla, English, romanised Bangla or a noisy mix it finds
   romanised question still matches the Bangla text);
 * **sub-questions** for comparative and multi-hop questions (split on এবং / আর / and / ?).
 
-Deterministic and fast (well under a millisecond); an LLM spotter may replace it later behind the
-same :class:`IssueSpotting` record.
+Deterministic and fast (about a millisecond); an LLM spotter may replace it later behind the same
+:class:`IssueSpotting` record. Measured on data/eval/dev_v1.jsonl: the question type matches the
+gold category for 77 of 140 typed questions (majority class: 20), register for 116 of 160. The cue
+lists were extended while reading that dev set, so these numbers are optimistic: judge the spotter
+on held-out questions.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ __all__ = [
     "Concept",
     "CONCEPTS",
     "TYPE_CUES",
+    "SITUATION_CUES",
     "IssueSpotting",
     "spot_issues",
     "detect_language",
@@ -71,7 +75,7 @@ def _c(key: str, triggers: str, act_terms: str, generic: bool = False) -> Concep
 # The concept table. Triggers are "|"-separated; keep one concept per line.
 CONCEPTS: tuple[Concept, ...] = (
     _c("wages", "মজুরি|মজুরী|বেতন|পারিশ্রমিক|wage|salary|pay |payment of wage|mojuri|beton|betan", "মজুরী", generic=True),
-    _c("minimum_wage", "নিম্নতম মজুরি|ন্যূনতম মজুরি|সর্বনিম্ন মজুরি|minimum wage|nimnotomo", "নিম্নতম মজুরী বোর্ড হার"),
+    _c("minimum_wage", "নিম্নতম মজুরি|ন্যূনতম মজুরি|সর্বনিম্ন মজুরি|মজুরি বোর্ড|মিনিমাম|minimum wage|wage board|nimnotomo|minimum salary", "নিম্নতম মজুরী বোর্ড হার"),
     _c("wage_deduction", "কর্তন|কেটে|কাটা|deduct|kete", "মজুরী হইতে কর্তন"),
     _c("wage_payment_time", "পরিশোধের সময়|কবে দিতে|কত তারিখ|কত দিনের মধ্যে|কর্মদিবসের মধ্যে|time of payment|when.*paid", "মজুরী পরিশোধের সময় মজুরীকাল"),
     _c("leave", "ছুটি|ছুটির|leave|holiday|chuti|chhuti", "ছুটি", generic=True),
@@ -86,13 +90,13 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("retirement", "অবসর|retire|obosor", "শ্রমিকের অবসর গ্রহণ"),
     _c("notice_period", "নোটিশ|নোটিস|notice", "নোটিশ", generic=True),
     _c("overtime", "অধিকাল|ওভারটাইম|অতিরিক্ত সময়|অতিরিক্ত কাজ|overtime|over time|extra hours|odhikal", "অধিকাল কর্মের জন্য অতিরিক্ত ভাতা"),
-    _c("working_hours", "কর্মঘণ্টা|কর্মঘন্টা|কর্ম-ঘণ্টা|কাজের সময়|কত ঘণ্টা|কত ঘন্টা|working hour|hours of work|work hour|kormoghonta|koto ghonta", "দৈনিক কর্মঘণ্টা সাপ্তাহিক কর্মঘণ্টা"),
+    _c("working_hours", "কর্মঘণ্টা|কর্মঘন্টা|কর্ম-ঘণ্টা|কাজের সময়|ঘণ্টা|ঘন্টা|working hour|hours of work|work hour|kormoghonta|ghonta|ghanta", "দৈনিক কর্মঘণ্টা সাপ্তাহিক কর্মঘণ্টা"),
     _c("rest_interval", "বিরতি|বিশ্রাম|আহারের|break|rest interval|lunch", "বিশ্রাম বা আহারের জন্য বিরতি"),
-    _c("night_shift", "নৈশ|রাতের পালা|night shift|night work", "নৈশ-পালা"),
+    _c("night_shift", "নৈশ|রাতের পালা|রাত|night|raat", "নৈশ-পালা"),
     _c("gratuity", "গ্রাচুইটি|গ্র্যাচুইটি|গ্রাচুয়িটি|gratuity|grachuiti", "গ্রাচুইটি"),
     _c("provident_fund", "ভবিষ্য তহবিল|ভবিষ্যৎ তহবিল|প্রভিডেন্ট|provident fund|pf ", "ভবিষ্য তহবিল"),
     _c("participation_fund", "অংশগ্রহণ তহবিল|কল্যাণ তহবিল|participation fund|welfare fund|profit", "অংশগ্রহণ তহবিল কল্যাণ তহবিল"),
-    _c("trade_union", "ট্রেড ইউনিয়ন|ইউনিয়ন|শ্রমিক সংগঠন|সংগঠন করা|trade union|union|tredunion|trade-union", "ট্রেড ইউনিয়ন রেজিস্ট্রিকরণ"),
+    _c("trade_union", "ট্রেড ইউনিয়ন|ইউনিয়ন|শ্রমিক সংগঠন|সংগঠন করা|trade union|union|tredunion|trade-union|সদস্য|member", "ট্রেড ইউনিয়ন রেজিস্ট্রিকরণ"),
     _c("collective_bargaining", "যৌথ দরকষাকষি|দর কষাকষি|সিবিএ|collective bargaining|cba", "যৌথ দরকষাকষি প্রতিনিধি"),
     _c("unfair_practice", "অসৎ শ্রম আচরণ|unfair labour practice|unfair labor practice|anti-union", "অসৎ শ্রম আচরণ"),
     _c("strike_lockout", "ধর্মঘট|লক-আউট|লকআউট|strike|lock-out|lockout|dhormoghot", "ধর্মঘট লক-আউট"),
@@ -113,11 +117,16 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("women_workers", "নারী|মহিলা|woman|women|female|nari|mohila", "নারী শ্রমিক", generic=True),
     _c("safety", "নিরাপত্তা|অগ্নি|আগুন|যন্ত্রপাতি|safety|fire|machiner|nirapotta", "নিরাপত্তা"),
     _c("health_hygiene", "স্বাস্থ্য|পানি|শৌচাগার|পরিচ্ছন্ন|health|hygiene|drinking water|latrine|toilet", "স্বাস্থ্য রক্ষা ব্যবস্থা"),
-    _c("welfare", "ক্যান্টিন|শিশু কক্ষ|প্রাথমিক চিকিৎসা|canteen|creche|first aid|welfare|group insurance|বীমা", "কল্যাণমূলক ব্যবস্থা"),
+    _c("welfare", "ক্যান্টিন|শিশু কক্ষ|প্রাথমিক চিকিৎসা|খাবার ঘর|খাওয়ার রুম|canteen|creche|day care|daycare|first aid|welfare|group insurance|insurance|বীমা|bima", "কল্যাণমূলক ব্যবস্থা"),
     _c("final_dues", "চূড়ান্ত পাওনা|পাওনা পরিশোধ|final payment|final dues|dues|paona", "শ্রমিকের চূড়ান্ত পাওনা পরিশোধ"),
     _c("harassment", "হয়রানি|বৈষম্য|সহিংসতা|যৌন|harass|discriminat|violence|equal pay|সমমজুরি|সম মজুরি", "বৈষম্য সহিংসতা হয়রানি"),
     _c("forced_labour", "জবরদস্তি|বাধ্যতামূলক শ্রম|forced labour|forced labor|bonded", "জবরদস্তি-শ্রম"),
     _c("inspection", "পরিদর্শক|পরিদর্শন|inspector|inspection|porodorshok", "পরিদর্শক"),
+    _c("registration", "নিবন্ধন|রেজিস্ট্রেশন|রেজিস্ট্রি|registration|register|nibondhon|license|লাইসেন্স", "রেজিস্ট্রিকরণ লাইসেন্স"),
+    _c("shops", "দোকান|শপিং|বিপণি|dokan|shop|mall", "দোকান বাণিজ্যিক প্রতিষ্ঠান বন্ধ"),
+    _c("lifting_machinery", "ক্রেন|লিফট|লিফ্ট|হয়েস্ট|বয়লার|crane|lift|hoist|boiler", "ক্রেন উত্তোলন যন্ত্রপাতি হয়েস্ট লিফ্‌ট"),
+    _c("age", "বয়স|age|boyos|boyosh", "বয়স সক্ষমতা প্রত্যয়নপত্র"),
+    _c("transfer", "ট্রান্সফার|বদলী করা|বদলি করে|transfer", "বদলী"),
     _c("definition_terms", "সংজ্ঞা|definition|define|meaning", "সংজ্ঞা", generic=True),
 )
 
@@ -126,30 +135,41 @@ CONCEPTS: tuple[Concept, ...] = (
 TYPE_CUES: dict[QuestionType, tuple[str, ...]] = {
     QuestionType.DEFINITIONAL: (
         "অর্থ কী", "অর্থ কি", "মানে কী", "মানে কি", "কাকে বলে", "কাহাকে বলে", "কাকে বোঝায়", "বলতে কী",
-        "বলতে কি", "বলিতে কী", "সংজ্ঞা", "কে বলা হয়", "কী বোঝায়", "কি বোঝায়", "বোঝানো হয়",
+        "বলতে কি", "বলিতে কী", "সংজ্ঞা", "কে বলা হয়", "কী বোঝায়", "কি বোঝায়", "বোঝানো হয়", "বলে গণ্য",
+        "আইনে কী বলে", "কে বলে", "মধ্যে পড়ে", "ধরা হবে", "ধরে নেওয়া হয়", "হিসেবে গণ্য",
         "definition", "define", "meaning of", "what is meant", "what does the term", "who is a", "what is a ",
-        "mane ki", "ortho ki", "kake bole",
+        "mane ki", "ortho ki", "kake bole", "bolte ki",
     ),
     QuestionType.PROCEDURAL: (
         "কিভাবে", "কীভাবে", "কি ভাবে", "কী ভাবে", "কোন পদ্ধতিতে", "পদ্ধতি", "প্রক্রিয়া", "আবেদন", "দরখাস্ত",
-        "করণীয়", "কী করতে হবে", "কি করতে হবে", "কী করবে", "কি করবো", "কী করব", "কোথায়",
+        "করণীয়", "কী করতে হবে", "কি করতে হবে", "কী করবে", "কি করবো", "কী করব", "কোথায়", "ধাপ",
+        "আনুষ্ঠানিকতা", "কী কী নিয়ম", "কি করতে পারি", "কী করতে পারি", "কাকে জানাতে", "জানাতে হয়",
         "how to", "how can", "how do", "how does", "how should", "procedure", "process", "apply", "steps",
-        "kivabe", "kibhabe", "ki korbo", "ki korte hobe",
+        "kivabe", "kibhabe", "ki korbo", "ki korte hobe", "ki korte pari",
     ),
     QuestionType.CONDITIONAL: (
         "যদি", "হলে", "হইলে", "গেলে", "করলে", "দিলে", "থাকলে", "পেলে", "না দেয়", "শর্তে", "সাপেক্ষে",
-        "if ", "if,", "in case", "unless", "jodi", "hole ",
+        "কোন অবস্থায়", "কোন ক্ষেত্রে", "কখন প্রযোজ্য", "প্রযোজ্য হবে কি", "সীমাবদ্ধতা",
+        "if ", "if,", "in case", "unless", "jodi", "hole ", "korle", "thakle",
     ),
     QuestionType.COMPARATIVE: (
-        "পার্থক্য", "তুলনা", "তফাৎ", "তফাত", "বনাম", "ভিন্ন", "পার্থক্য কী", "মধ্যে কোনটি", "কোনটি বেশি",
-        "difference", "differ", "compare", "comparison", "versus", " vs", "vs.", "between",
-        "parthokko", "tulona",
+        "পার্থক্য", "তুলনা", "তফাৎ", "তফাত", "বনাম", "ভিন্ন", "আলাদা", "কি একই", "একই কি", "একই নাকি",
+        "মধ্যে কোনটি", "কোনটি বেশি", "কোনটা বেশি",
+        "difference", "differ", "compare", "comparison", "versus", " vs", "vs.", "between", "same",
+        "parthokko", "tulona", "alada", "konta beshi",
     ),
     QuestionType.HYPOTHETICAL: (
         "ধরুন", "ধরা যাক", "ধরে নিই", "ধরি ", "মনে করুন", "কল্পনা করুন", "ধরেন",
         "suppose", "assume", "imagine", "let's say", "let us say", "hypothetical", "dhorun", "dhora jak",
     ),
 }
+# A described situation followed by "is this lawful?": hypothetical (checked after the explicit
+# cue families, so "ধরুন" / "পার্থক্য" / definitions win).
+SITUATION_CUES: tuple[str, ...] = (
+    "আইনসম্মত", "বৈধ কি", "কি বৈধ", "জায়েজ", "আইনে চলে", "এটা কি ঠিক", "এটা কি সত্যি", "এগুলো কি আইনে",
+    "করতে পারে?", "করতে পারবে?", "পারে কি", "eta ki legal", "ki legal", "legal?", "is this legal", "is it legal",
+    "can they", "can my employer",
+)
 # "এবং ... হলে" (two facts joined, then a condition): a multi-hop cue.
 _NB = r"(?<![\u0980-\u09ffA-Za-z])"  # word start; \b misreads Bangla vowel signs as non-word
 _NA = r"(?![\u0980-\u09ffA-Za-z])"  # word end
@@ -214,8 +234,10 @@ def _has(text: str, trigger: str) -> bool:
         return False
     if _BN_CHAR.search(t):
         return t in text
-    # Latin: match at a word start (suffixes allowed: "retrench" matches "retrenchment").
-    return re.search(r"(?<![a-z])" + re.escape(t), text) is not None
+    # Latin: match at a word start (suffixes allowed: "retrench" matches "retrenchment"); short
+    # triggers must be whole words ("age" is not "agency").
+    end = r"(?![a-z])" if len(t) <= 4 else ""
+    return re.search(r"(?<![a-z])" + re.escape(t) + end, text) is not None
 
 
 def match_concepts(question: str) -> list[Concept]:
@@ -267,9 +289,15 @@ def _question_type(text: str, sections: list[str], concepts: list[Concept]) -> t
         return QuestionType.MULTI_HOP, [f"sections:{','.join(sections)}"]
     if _AND_THEN_IF.search(text):
         return QuestionType.MULTI_HOP, ["এবং ... হলে"]
+    # A duty and its penalty live in different chapters (e.g. s.123 and s.289): two hops.
+    if "penalty" in specific and len(specific) >= 2:
+        return QuestionType.MULTI_HOP, [f"concepts:{','.join(sorted(specific))}"]
     fired = _cues(text, QuestionType.PROCEDURAL)
     if fired:
         return QuestionType.PROCEDURAL, fired
+    fired = [c for c in SITUATION_CUES if _has(text, c)]
+    if fired:
+        return QuestionType.HYPOTHETICAL, fired
     fired = _cues(text, QuestionType.CONDITIONAL)
     if fired:
         return QuestionType.CONDITIONAL, fired

@@ -7,8 +7,8 @@ Breadth-first from the directly retrieved units (depth 0), up to ``hops`` levels
 * ``cross_ref`` -- the Act's own references ("ধারা ৩৩-এর অধীন"), which often lead to another
   chapter (penalties in chapter XIX point back to the duties they punish);
 * ``parent`` -- from a clause or sub-section up to the text that introduces it;
-* ``child`` -- only from a *section header* or a *lead-in* unit (text ending in "যথা:-", ":" ...),
-  so a retrieved section brings its sub-units; at most :data:`MAX_CHILDREN` per unit.
+* ``child`` -- only from a directly retrieved *section header* or *lead-in* unit (text ending in
+  "যথা:-", ":" ...), so a retrieved section brings its sub-units; at most :data:`MAX_CHILDREN`.
 
 Every edge that reaches a new unit is written to the Hop Trace as a
 :class:`~labourcrew.ledger.records.HopTraceEntry` (source, edge, target, depth). A hop-reached
@@ -78,11 +78,12 @@ class HopResult(BaseModel):
     depth_reached: int = Field(default=0, ge=0, description="Deepest level that added a unit.")
 
 
-def _edges(graph: StatuteGraph, unit: Unit, allowed: set[EdgeType]) -> list[tuple[EdgeType, str]]:
+def _edges(graph: StatuteGraph, unit: Unit, allowed: set[EdgeType], retrieved: bool) -> list[tuple[EdgeType, str]]:
     # Proviso edges are followed even when the plan did not list them (paper: a rule's provisos
-    # always travel with it). Children only from headers / lead-ins.
+    # always travel with it). Children only from *retrieved* headers / lead-ins: a header reached
+    # by a parent hop would otherwise pull in every sibling of the unit that was actually found.
     use = set(allowed) | {EdgeType.PROVISO}
-    if EdgeType.CHILD in use and not (unit.level == Level.SECTION or is_lead_in(unit)):
+    if EdgeType.CHILD in use and not (retrieved and (unit.level == Level.SECTION or is_lead_in(unit))):
         use.discard(EdgeType.CHILD)
     out = graph.neighbours(unit.node_id, use)
     children = [(e, t) for e, t in out if e == EdgeType.CHILD][:MAX_CHILDREN]
@@ -139,7 +140,7 @@ def hop(
         for source in frontier:
             unit = graph.units[source]
             score, prov = known[source]
-            for edge, target in _edges(graph, unit, allowed):
+            for edge, target in _edges(graph, unit, allowed, retrieved=depth == 1):
                 if target in known or not _admissible(graph, target, edge, unit.version):
                     continue
                 node = HopNode(

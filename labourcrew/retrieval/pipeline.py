@@ -8,7 +8,10 @@ BM25 index per version) and answers :meth:`Retriever.retrieve` calls:
 
 The Evidence Pack is capped at ``settings.retrieval.pack_cap`` units and ordered so the governing
 rule comes first, directly followed by its provisos, then every other unit by score (each
-followed by its own provisos when they are on the pack).
+followed by its own provisos when they are on the pack). Directly retrieved units have provenance
+1.0 and channels from ``dense``/``lexical``/``exact``; units the Link Hopper added have channel
+``hop``, ``via``/``hop_depth`` set and provenance 0.8 per hop. The pack's Hop Trace keeps the
+edges whose target is on the (capped) pack.
 
 Input limits (checked before any work; violations raise
 :class:`~labourcrew.errors.InputError`): a question must hold at least one letter or digit, and at
@@ -59,6 +62,10 @@ class RetrievalResult(BaseModel):
     plan: RetrievalPlan = Field(description="The clamped plan that was executed.")
     evidence_pack: EvidencePack = Field(description="Units the board may cite, best first, plus the Hop Trace.")
     hop_trace: list[HopTraceEntry] = Field(description="Same as evidence_pack.hop_trace, for convenience.")
+    channel_ranks: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="Directly retrieved node id -> {channel: best 1-based rank over the sub-queries}.",
+    )
     timings_ms: dict[str, float] = Field(description="Milliseconds per stage and 'total'.")
 
 
@@ -99,10 +106,11 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list
     if not ranked:
         return []
     first = ranked[0]
-    unit = graph.units[first.node_id]
-    if unit.level in (Level.PROVISO, Level.EXPLANATION) and unit.parent in by_id:
-        ranked.remove(by_id[unit.parent])
-        ranked.insert(0, by_id[unit.parent])
+    if graph.units[first.node_id].level in (Level.PROVISO, Level.EXPLANATION):
+        rule = next((i for i in ranked if first.node_id in graph.units[i.node_id].provisos), None)
+        if rule is not None:
+            ranked.remove(rule)
+            ranked.insert(0, rule)
     out: list[EvidenceItem] = []
     seen: set[str] = set()
     for item in ranked:
@@ -175,10 +183,14 @@ class Retriever:
         if not store.has_collection(default, name):
             store.close()
             raise IndexNotBuiltError(f"no index for version {default!r} and encoder {name!r} at {uri}")
-        graph = graph or load_graph()
-        enc = make_cached_encoder(settings, encoder)
-        wanted = versions or tuple(v for v in ("2025", "2018", "en-2018") if store.has_collection(v, name))
-        lexical = {v: build_lexical_index(graph, v, settings.retrieval) for v in wanted}
+        try:
+            graph = graph or load_graph()
+            enc = make_cached_encoder(settings, encoder)
+            wanted = versions or tuple(v for v in ("2025", "2018", "en-2018") if store.has_collection(v, name))
+            lexical = {v: build_lexical_index(graph, v, settings.retrieval) for v in wanted}
+        except BaseException:
+            store.close()
+            raise
         return cls(settings, graph, enc, store, lexical)
 
     def close(self) -> None:
@@ -240,11 +252,14 @@ class Retriever:
         else:
             plan = clamp(plan, plan.question_type, self.settings)
         timings["plan_ms"] = (time.perf_counter() - t0) * 1000
-        result = self._execute(plan, version, timings, channels=channels, hop_enabled=hop_enabled)
+        ranks: dict[str, dict[str, int]] = {}
+        result = self._execute(plan, version, timings, channels=channels, hop_enabled=hop_enabled, ranks=ranks)
         timings["total_ms"] = (time.perf_counter() - t_all) * 1000
+        on_pack = result.node_ids()
         return RetrievalResult(
             question=q, version=version, question_type=spotting.question_type, spotting=spotting, plan=plan,
             evidence_pack=result, hop_trace=list(result.hop_trace), timings_ms={k: round(v, 2) for k, v in timings.items()},
+            channel_ranks={n: r for n, r in ranks.items() if n in on_pack},
         )
 
     def retrieve_request(self, request: RetrievalRequest, version: str | None = None) -> EvidencePack:
@@ -271,10 +286,13 @@ class Retriever:
         *,
         channels: tuple[str, ...] = CHANNELS,
         hop_enabled: bool = True,
+        ranks: dict[str, dict[str, int]] | None = None,
     ) -> EvidencePack:
         t0 = time.perf_counter()
         hits: list[RankedHit] = self.statute.search(plan, version, channels=channels, timings=timings)
         timings["retrieve_ms"] = (time.perf_counter() - t0) * 1000
+        if ranks is not None:
+            ranks.update({h.node_id: dict(h.ranks) for h in hits})
         items: dict[str, EvidenceItem] = {}
         for h in hits:
             u = self.graph.units[h.node_id]

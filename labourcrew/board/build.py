@@ -1,0 +1,176 @@
+"""The one wiring file of the deliberation board (paper §3.1, Fig. 1).
+
+:func:`build_board` assembles the LangGraph ``StateGraph`` over the Formal Case Ledger and
+compiles it; nothing is compiled at import time. Topology::
+
+    START -> issue_spotter -> retrieval_planner -> statute_retriever -> link_hopper
+    link_hopper -> worker_counsel  ||  link_hopper -> employer_counsel      (parallel fan-out)
+    worker_counsel, employer_counsel -> supervisor                          (fan-in)
+    supervisor -> worker_counsel + employer_counsel   (rebuttal round)
+               |  legal_interpreter -> citation_checker -> trust_auditor x N (Send) -> supervisor
+               |  retrieval_planner                   (re-entry, at most max_retrieval_rounds)
+               |  trust_gate -> END                   (composition)
+
+Every node carries a ``RetryPolicy`` (``max_attempts = settings.board.role_retries + 1``, retry on
+:class:`~labourcrew.errors.TransientRoleError` only) and an error handler from
+:func:`labourcrew.board.supervisor.failure_recorder`. The topology is snapshot-tested against
+``tests/board/snapshots/board.mmd`` (:mod:`labourcrew.board.topology`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import RetryPolicy
+
+from labourcrew.board.deps import BoardDeps, default_deps
+from labourcrew.board.roles import (
+    AuditTask,
+    BoardContext,
+    citation_checker,
+    employer_counsel,
+    issue_spotter,
+    legal_interpreter,
+    link_hopper,
+    retrieval_planner,
+    statute_retriever,
+    trust_auditor,
+    trust_gate,
+    worker_counsel,
+)
+from labourcrew.board.routing import SUPERVISOR_TARGETS, route_audits, route_supervisor
+from labourcrew.board.supervisor import failure_recorder, supervisor
+from labourcrew.errors import TransientRoleError
+from labourcrew.ledger.records import EvidencePack
+from labourcrew.ledger.state import CaseLedger, RunMeta
+from labourcrew.llm.backend import Role
+from labourcrew.settings import Settings
+
+__all__ = ["Board", "build_board", "retry_policy"]
+
+logger = logging.getLogger(__name__)
+
+
+def retry_policy(settings: Settings, deps: BoardDeps) -> RetryPolicy:
+    """The declared retry policy of every role node."""
+    return RetryPolicy(
+        initial_interval=deps.retry_interval_s,
+        backoff_factor=2.0,
+        max_interval=max(deps.retry_interval_s * 8, 0.05),
+        max_attempts=settings.board.role_retries + 1,
+        jitter=deps.retry_jitter,
+        retry_on=TransientRoleError,
+    )
+
+
+class Board:
+    """A compiled deliberation board with its settings and dependencies.
+
+    Use :func:`build_board`. :meth:`invoke` runs one prepared ledger to its final state;
+    :func:`labourcrew.board.run.ask` / :func:`~labourcrew.board.run.stream` validate the question,
+    run the board, build the CLI/JSON result and save the run.
+    """
+
+    def __init__(self, compiled: Any, settings: Settings, deps: BoardDeps):
+        self.compiled = compiled
+        self.settings = settings
+        self.deps = deps
+        self.context = BoardContext(settings=settings, deps=deps)
+
+    def get_graph(self) -> Any:
+        """The LangGraph drawable graph (``.draw_mermaid()``)."""
+        return self.compiled.get_graph()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Run config: the recursion limit of the settings (paper: 50)."""
+        return {"recursion_limit": self.settings.board.recursion_limit}
+
+    def initial_state(self, question: str, version: str, *, english: bool = False, run_id: str | None = None) -> CaseLedger:
+        """The ledger a run starts from (inputs and counters)."""
+        meta = RunMeta(
+            run_id=run_id or self.deps.new_run_id(),
+            created=self.deps.now_iso(),
+            statute_version=version,
+            settings_hash=self.settings.hash(),
+            backend=self.deps.backend.name,
+            prompt_hashes=dict(self.deps.prompt_hashes),
+            gate_mode=self.settings.gate.mode,
+        )
+        return CaseLedger(
+            meta=meta,
+            question=question,
+            version=version,
+            want_english=english,
+            pack=EvidencePack(),
+            claims=[],
+            rejected_by_eep=[],
+            citation_checks={},
+            findings={},
+            retrieval_requests=[],
+            role_calls=[],
+            retrieval_round=0,
+            deliberation_round=0,
+            phase="deliberation",
+            requests_consumed=0,
+            pending_request=None,
+            premise_errors=[],
+            section_ids=[],
+        )
+
+    def invoke(self, state: CaseLedger) -> CaseLedger:
+        """Run the board to the end from ``state``; returns the final ledger."""
+        return self.compiled.invoke(state, config=self.config, context=self.context)
+
+
+def build_board(settings: Settings, deps: BoardDeps | None = None) -> Board:
+    """Wire and compile the deliberation board (module docstring).
+
+    Args:
+        settings: LabourCrew settings (board group: retries, rounds, recursion limit; gate group).
+        deps: injected dependencies; default :func:`~labourcrew.board.deps.default_deps`.
+
+    Returns:
+        A :class:`Board`.
+
+    Raises:
+        IndexNotBuiltError / ConfigError: only when ``deps`` is None and the defaults cannot be
+            built.
+    """
+    deps = deps or default_deps(settings)
+    retry = retry_policy(settings, deps)
+    g: StateGraph = StateGraph(CaseLedger, context_schema=BoardContext)
+
+    def add(role: Role, fn: Any, **kw: Any) -> None:
+        g.add_node(role.value, fn, retry_policy=retry, error_handler=failure_recorder(role), **kw)
+
+    add(Role.ISSUE_SPOTTER, issue_spotter)
+    add(Role.RETRIEVAL_PLANNER, retrieval_planner)
+    add(Role.STATUTE_RETRIEVER, statute_retriever)
+    add(Role.LINK_HOPPER, link_hopper)
+    add(Role.WORKER_COUNSEL, worker_counsel)
+    add(Role.EMPLOYER_COUNSEL, employer_counsel)
+    add(Role.SUPERVISOR, supervisor)
+    add(Role.LEGAL_INTERPRETER, legal_interpreter)
+    add(Role.CITATION_CHECKER, citation_checker)
+    add(Role.TRUST_AUDITOR, trust_auditor, input_schema=AuditTask)
+    add(Role.TRUST_GATE, trust_gate)
+
+    g.add_edge(START, Role.ISSUE_SPOTTER.value)
+    g.add_edge(Role.ISSUE_SPOTTER.value, Role.RETRIEVAL_PLANNER.value)
+    g.add_edge(Role.RETRIEVAL_PLANNER.value, Role.STATUTE_RETRIEVER.value)
+    g.add_edge(Role.STATUTE_RETRIEVER.value, Role.LINK_HOPPER.value)
+    g.add_edge(Role.LINK_HOPPER.value, Role.WORKER_COUNSEL.value)
+    g.add_edge(Role.LINK_HOPPER.value, Role.EMPLOYER_COUNSEL.value)
+    g.add_edge(Role.WORKER_COUNSEL.value, Role.SUPERVISOR.value)
+    g.add_edge(Role.EMPLOYER_COUNSEL.value, Role.SUPERVISOR.value)
+    g.add_conditional_edges(Role.SUPERVISOR.value, route_supervisor, SUPERVISOR_TARGETS)
+    g.add_edge(Role.LEGAL_INTERPRETER.value, Role.CITATION_CHECKER.value)
+    g.add_conditional_edges(Role.CITATION_CHECKER.value, route_audits, [Role.TRUST_AUDITOR.value, Role.SUPERVISOR.value])
+    g.add_edge(Role.TRUST_AUDITOR.value, Role.SUPERVISOR.value)
+    g.add_edge(Role.TRUST_GATE.value, END)
+    compiled = g.compile(name="labourcrew-board")
+    logger.debug("board compiled: backend=%s", deps.backend.name)
+    return Board(compiled, settings, deps)

@@ -1,0 +1,127 @@
+"""The ``ask`` sub-command: ``python -m labourcrew ask "<question>" [--version 2025] [--backend offline|openai] --json``.
+
+* one question: prints one JSON object (``--json``) or a readable summary;
+* ``--batch FILE.jsonl``: answers every line's ``question_bn`` (other fields passed through) and
+  writes one JSON result per line (stdout or ``--out``), with the models and the index loaded once.
+
+Every run is also saved under ``settings.runs_dir`` unless ``--no-save``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from labourcrew.errors import InputError
+from labourcrew.statute.model import VERSIONS
+
+__all__ = ["register", "cmd_ask"]
+
+
+def _settings(a: argparse.Namespace):
+    from labourcrew.settings import load_settings
+
+    overrides: dict[str, Any] = {}
+    if a.backend:
+        overrides["board"] = {"backend": a.backend}
+    if a.gate_mode:
+        overrides["gate"] = {"mode": a.gate_mode}
+    return load_settings(a.preset, **overrides)
+
+
+def _gate(result) -> str:
+    if result.gate_mode != "calibrated":
+        return "gate: categorical (auditor verdicts)"
+    return f"τ: {'∞ (fails closed)' if result.tau == float('inf') else round(result.tau, 3)}"
+
+
+def _text(result) -> str:
+    lines = [
+        f"status: {result.status.value} — {result.status_reason}",
+        f"statute version: {result.statute_version}   backend: {result.backend}   {_gate(result)}   "
+        f"latency: {result.latency_s:.2f} s   rounds: {result.rounds}",
+        "",
+        result.opinion_bn,
+    ]
+    if result.opinion_en:
+        lines += ["", result.opinion_en]
+    lines += ["", "claims:"]
+    for c in result.claims:
+        mark = "✓" if c.accepted else "✗"
+        why = "" if c.accepted else f"  [{c.rejection_reason}]"
+        lines.append(f"  {mark} {c.claim_id} ({c.side.value}, {c.verdict.value if c.verdict else '-'}, S={c.trust_score:.3f}){why}")
+    lines += ["", "roles:"]
+    for role, s in result.role_status.items():
+        extra = f" retried {s['retries']}" if s["retries"] else ""
+        err = f" — {s['error']}" if s["status"] == "failed" else ""
+        lines.append(f"  {role}: {s['status']}{extra} ({s['backend']}){err}")
+    return "\n".join(lines)
+
+
+def _read_batch(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise InputError(f"no batch file {path}")
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise InputError(f"{path}:{n}: each line must be a JSON object")
+        rows.append(row)
+    return rows
+
+
+def cmd_ask(a: argparse.Namespace) -> int:
+    """Run ``ask`` (see module docstring). Returns the exit code."""
+    from labourcrew.board.build import build_board
+    from labourcrew.board.run import ask, ask_batch
+
+    if a.version is not None and a.version not in VERSIONS:
+        raise InputError(f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
+    if (a.question is None) == (a.batch is None):
+        raise InputError("give either a question or --batch FILE.jsonl")
+    rows = _read_batch(Path(a.batch)) if a.batch else None
+    board = build_board(_settings(a))
+    if rows is None:
+        result = ask(a.question, version=a.version, board=board, english=a.english, save=not a.no_save)
+        out = result.to_json(indent=None) if a.json else _text(result)
+        if a.out:
+            Path(a.out).write_text(out + "\n", encoding="utf-8")
+        else:
+            print(out)
+        return 0
+    sink = open(a.out, "w", encoding="utf-8") if a.out else sys.stdout  # noqa: SIM115 -- closed below
+    try:
+        for row in ask_batch(
+            ({**r, **({"statute_version": a.version} if a.version else {})} for r in rows),
+            board=board, english=a.english, save=not a.no_save,
+        ):
+            sink.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+            sink.flush()
+    finally:
+        if sink is not sys.stdout:
+            sink.close()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``ask`` sub-command to the CLI."""
+    p = sub.add_parser("ask", help="answer a question with the deliberation board")
+    p.add_argument("question", nargs="?", help="the question (Bangla, English or romanised)")
+    p.add_argument("--version", default=None, help=f"statute version ({', '.join(VERSIONS)}; default 2025)")
+    p.add_argument("--backend", choices=("offline", "openai"), default=None, help="model backend (default: preset)")
+    p.add_argument("--preset", default=None, help="settings preset (labourcrew/presets/*.json)")
+    p.add_argument("--gate-mode", choices=("calibrated", "categorical"), default=None, help="Trust Gate mode")
+    p.add_argument("--english", action="store_true", help="add the English rendering of the released claims")
+    p.add_argument("--batch", default=None, metavar="FILE.jsonl", help="answer every line's question_bn")
+    p.add_argument("--out", default=None, help="write the output here instead of stdout")
+    p.add_argument("--no-save", action="store_true", help="do not save the run under settings.runs_dir")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_ask)

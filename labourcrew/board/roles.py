@@ -1,0 +1,542 @@
+"""The board's role nodes: small LangGraph adapters over the pipeline's pure logic (paper §3.1).
+
+Each node is a function named after its :class:`~labourcrew.llm.backend.Role` that reads ledger
+keys and returns a partial update. Its docstring lists what it reads and writes and the paper
+section it implements. Dependencies come from the run context (:class:`BoardContext`), never from
+globals.
+
+Errors are **not** caught here: a node raises, LangGraph's ``RetryPolicy`` retries
+:class:`~labourcrew.errors.TransientRoleError`, and only after the retries are exhausted (or at
+once for any other error) does the Supervisor's failure recorder
+(:mod:`labourcrew.board.supervisor`) record the role as failed. Before re-raising, a node tags the
+exception with its attempt number and first-attempt time so the recorder can report them.
+
+A backend's output is never trusted: it is validated into the role's output model (raw text or a
+wrong type is a transient *malformed output* failure), proposed claims pass the Evidence Exchange
+Protocol, and the auditor's verdict is capped by the deterministic skeptic checks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypedDict, TypeVar
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, ValidationError
+
+from labourcrew.audit.citation_checker import check_claim
+from labourcrew.audit.skeptic import skeptic_report
+from labourcrew.board.deps import BoardDeps
+from labourcrew.deliberation.eep import LedgerView, make_claims
+from labourcrew.errors import TransientRoleError
+from labourcrew.gate.opinion_writer import write_opinion
+from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue
+from labourcrew.ledger.records import Claim, EvidencePack, RoleStatus, Side, TrustFinding, Verdict
+from labourcrew.ledger.state import CaseLedger, RoleCall, aggregate_status
+from labourcrew.llm.backend import (
+    AuditInput,
+    AuditOutput,
+    CallUsage,
+    CounselInput,
+    CounselOutput,
+    InterpreterInput,
+    InterpreterOutput,
+    ProposedClaim,
+    Role,
+)
+from labourcrew.retrieval.issue_spotter import IssueSpotting
+from labourcrew.retrieval.planner import RetrievalRequest as PlannerRequest
+from labourcrew.retrieval.planner import make_plan, plan_from_request
+from labourcrew.settings import Settings
+from labourcrew.statute.model import EdgeType
+from labourcrew.statute.normalize import normalize
+
+__all__ = [
+    "DETERMINISTIC",
+    "BoardContext",
+    "AuditTask",
+    "issue_spotter",
+    "retrieval_planner",
+    "statute_retriever",
+    "link_hopper",
+    "worker_counsel",
+    "employer_counsel",
+    "legal_interpreter",
+    "citation_checker",
+    "trust_auditor",
+    "trust_gate",
+    "issues_of",
+    "stage_of",
+    "cited_texts",
+    "validate_inputs",
+    "ATTEMPT_ATTR",
+]
+
+logger = logging.getLogger(__name__)
+
+DETERMINISTIC = "deterministic"
+"""Backend name recorded for roles that involve no model."""
+
+ATTEMPT_ATTR = "_labourcrew_attempt"
+_M = TypeVar("_M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class BoardContext:
+    """The run context every node receives (``runtime.context``)."""
+
+    settings: Settings
+    deps: BoardDeps
+
+
+class AuditTask(TypedDict):
+    """Input of one per-claim Trust Auditor task (sent by :func:`~labourcrew.board.routing.route_audits`)."""
+
+    claim: Claim
+    question: str
+    cited_texts: dict[str, str]
+    retrieval_round: int
+
+
+# ---------------------------------------------------------------- plumbing
+
+
+class _Attempt:
+    """Attempt bookkeeping of one node execution (see :func:`_attempt`)."""
+
+    def __init__(self, role: Role, runtime: Runtime[BoardContext]):
+        info = getattr(runtime, "execution_info", None)
+        self.role = role
+        self.attempt = int(getattr(info, "node_attempt", 1) or 1)
+        self.first = float(getattr(info, "node_first_attempt_time", None) or runtime.context.deps.clock())
+        self.clock = runtime.context.deps.clock
+
+    def call(
+        self,
+        stage: str,
+        retrieval_round: int,
+        usage: CallUsage | None = None,
+        *,
+        claim_id: str | None = None,
+        fallback: str | None = None,
+    ) -> RoleCall:
+        latency = max(0.0, (self.clock() - self.first) * 1000.0)
+        status = RoleStatus(
+            role=self.role.value,
+            status="ok" if self.attempt == 1 else "retried",
+            attempts=self.attempt,
+            error=None,
+            latency_ms=round(latency, 3),
+            tokens_in=usage.tokens_in if usage else 0,
+            tokens_out=usage.tokens_out if usage else 0,
+            backend=usage.backend if usage else DETERMINISTIC,
+        )
+        return RoleCall(
+            status=status,
+            stage=stage,
+            retrieval_round=retrieval_round,
+            llm_calls=usage.llm_calls if usage else 0,
+            cost_usd=usage.cost_usd if usage else 0.0,
+            claim_id=claim_id,
+            fallback=fallback,
+        )
+
+
+@contextmanager
+def _attempt(role: Role, runtime: Runtime[BoardContext]) -> Iterator[_Attempt]:
+    """Attempt bookkeeping; tags a raised exception with (attempt, first time) and re-raises it."""
+    att = _Attempt(role, runtime)
+    try:
+        yield att
+    except Exception as exc:
+        try:
+            setattr(exc, ATTEMPT_ATTR, (att.attempt, att.first))
+        except (AttributeError, TypeError):  # exceptions with __slots__: report attempt 1
+            pass
+        raise
+
+
+def _expect(value: Any, model: type[_M], role: Role) -> _M:
+    """Validate a backend output into ``model``; anything else is a transient malformed output."""
+    if isinstance(value, model):
+        return value
+    try:
+        if isinstance(value, (str, bytes)):
+            return model.model_validate_json(value)
+        if isinstance(value, dict):
+            return model.model_validate(value)
+    except ValidationError as exc:
+        raise TransientRoleError(
+            f"{role.value}: malformed output ({exc.error_count()} validation error(s)): {str(value)[:80]!r}"
+        ) from exc
+    raise TransientRoleError(f"{role.value}: malformed output: expected {model.__name__}, got {type(value).__name__}")
+
+
+def _unpack(result: Any, model: type[_M], role: Role) -> tuple[_M, CallUsage]:
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise TransientRoleError(f"{role.value}: malformed output: expected (output, usage)")
+    out, usage = result
+    if not isinstance(usage, CallUsage):
+        usage = CallUsage(backend=str(getattr(usage, "backend", "unknown")))
+    return _expect(out, model, role), usage
+
+
+def stage_of(role: Role, state: CaseLedger) -> str:
+    """Board stage label of a call: parallel calls of one step share it (used to count the
+    sequential model calls on the critical path)."""
+    r = state.get("retrieval_round", 0)
+    if role in (Role.WORKER_COUNSEL, Role.EMPLOYER_COUNSEL):
+        return f"counsel@r{r}d{state.get('deliberation_round', 0)}"
+    if role == Role.TRUST_AUDITOR:
+        return f"audit@r{r}"
+    return f"{role.value}@r{r}"
+
+
+def issues_of(spotting: IssueSpotting | None, question: str) -> list[str]:
+    """The issues the counsels and the interpreter see: the Act's wording of the spotted concepts,
+    the sections named, and the sub-questions."""
+    if spotting is None:
+        return []
+    issues = list(spotting.concept_terms)
+    issues += [f"ধারা {label}" for label in spotting.section_labels]
+    issues += [s for s in spotting.sub_questions if s != question]
+    return list(dict.fromkeys(i for i in issues if i.strip()))
+
+
+def _ctx(runtime: Runtime[BoardContext]) -> BoardContext:
+    return runtime.context
+
+
+def _next_ids(prefix: str, existing: list[Claim], n: int) -> list[str]:
+    used = {c.claim_id for c in existing}
+    out: list[str] = []
+    k = sum(1 for c in existing if c.claim_id.startswith(prefix)) + 1
+    while len(out) < n:
+        cid = f"{prefix}{k}"
+        if cid not in used:
+            out.append(cid)
+        k += 1
+    return out
+
+
+_PREFIX = {Side.WORKER: "w", Side.EMPLOYER: "e", Side.INTERPRETER: "i"}
+
+
+def _key(side: Side, spans: list[str], text: str) -> tuple:
+    return (side, frozenset(normalize(sp) for sp in spans), normalize(text))
+
+
+def _admit(
+    side: Side,
+    proposed: list[ProposedClaim],
+    state: CaseLedger,
+    round_: int,
+) -> tuple[list[Claim], list]:
+    """Proposed claims -> ledger claims through the EEP.
+
+    A proposal repeating a claim the side already made (same spans, same text) is dropped before
+    ids are assigned (a re-entry round often re-finds the same spans).
+    """
+    pack = state.get("pack") or EvidencePack()
+    existing = list(state.get("claims") or [])
+    seen = {_key(c.side, [r.span for r in c.evidence], c.text) for c in existing}
+    unique: list[ProposedClaim] = []
+    for p in proposed:
+        key = _key(side, [c.span for c in p.citations], p.text)
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    ids = _next_ids(_PREFIX[side], existing, len(unique))
+    attempts = [
+        {
+            "claim_id": cid,
+            "side": side,
+            "text": p.text,
+            "evidence": [{"node_id": c.node_id, "span": c.span} for c in p.citations],
+            "confidence": p.confidence,
+            "challenge_to": p.challenge_to,
+            "round": round_,
+        }
+        for cid, p in zip(ids, unique, strict=True)
+    ]
+    claims, rejected, _ = make_claims(LedgerView(pack, existing), attempts)
+    return claims, rejected
+
+
+# ---------------------------------------------------------------- roles
+
+
+def issue_spotter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Issue Spotter (paper §3.3): neutral decomposition of the question.
+
+    Reads: ``question``, ``version``. Writes: ``spotting``, ``section_ids``, ``premise_errors``,
+    ``role_calls``.
+    """
+    from labourcrew.retrieval.exact import resolve_label
+
+    ctx = _ctx(runtime)
+    with _attempt(Role.ISSUE_SPOTTER, runtime) as att:
+        spotting, usage = _unpack(ctx.deps.backend.spot_issues(state["question"]), IssueSpotting, Role.ISSUE_SPOTTER)
+        version = state["version"]
+        resolved = {lb: resolve_label(ctx.deps.graph, version, lb) for lb in spotting.section_labels}
+        return {
+            "spotting": spotting,
+            "section_ids": list(dict.fromkeys(v for v in resolved.values() if v)),
+            "premise_errors": premise_errors(spotting.section_labels, resolved, version),
+            "role_calls": [att.call(stage_of(Role.ISSUE_SPOTTER, state), 0, usage)],
+        }
+
+
+def _planner_request(state: CaseLedger) -> PlannerRequest | None:
+    req = state.get("pending_request")
+    if req is None:
+        return None
+    version = state["version"]
+    seeds = [s for s in req.seeds if s.startswith(f"{version}:")]
+    edges = {EdgeType(e) for e in req.edge_types if e in EdgeType._value2member_map_}
+    return PlannerRequest(
+        seeds=seeds,
+        edge_types=edges or {EdgeType.PROVISO, EdgeType.CROSS_REF},
+        hop_budget=req.hops,
+        queries=[q for q in req.queries if q.strip()],
+        question_type=state["spotting"].question_type,
+    )
+
+
+def retrieval_planner(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Retrieval Planner (paper §3.3, ceilings B.2): a clamped plan for the question or, when the
+    Supervisor re-enters retrieval, for the Trust Auditor's request.
+
+    Reads: ``spotting``, ``version``, ``pending_request``. Writes: ``plan``, ``role_calls``.
+    """
+    ctx = _ctx(runtime)
+    with _attempt(Role.RETRIEVAL_PLANNER, runtime) as att:
+        request = _planner_request(state)
+        if request is not None and (request.seeds or request.queries):
+            plan = plan_from_request(request, ctx.settings)
+        else:
+            plan = make_plan(state["spotting"], ctx.settings, graph=ctx.deps.graph, version=state["version"])
+        return {"plan": plan, "role_calls": [att.call(stage_of(Role.RETRIEVAL_PLANNER, state), state.get("retrieval_round", 0))]}
+
+
+def statute_retriever(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Statute Retriever (paper §3.3): dense + lexical + exact channels fused by weighted RRF.
+
+    Reads: ``plan``, ``version``. Writes: ``retrieved`` (direct hits), ``role_calls``.
+    """
+    ctx = _ctx(runtime)
+    with _attempt(Role.STATUTE_RETRIEVER, runtime) as att:
+        hits = ctx.deps.retrieval.search(state["plan"], state["version"])
+        return {
+            "retrieved": EvidencePack(items=hits),
+            "role_calls": [att.call(stage_of(Role.STATUTE_RETRIEVER, state), state.get("retrieval_round", 0))],
+        }
+
+
+def link_hopper(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Link Hopper (paper §3.3): typed-edge expansion with a Hop Trace; the result is merged into
+    the Evidence Pack (re-entries add to it).
+
+    Reads: ``retrieved``, ``plan``, ``version``. Writes: ``pack`` (merged), ``role_calls``.
+    """
+    ctx = _ctx(runtime)
+    with _attempt(Role.LINK_HOPPER, runtime) as att:
+        direct = list((state.get("retrieved") or EvidencePack()).items)
+        pack = ctx.deps.retrieval.expand(direct, state["plan"], state["version"])
+        return {"pack": pack, "role_calls": [att.call(stage_of(Role.LINK_HOPPER, state), state.get("retrieval_round", 0))]}
+
+
+def _counsel(side: Side, role: Role, state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    ctx = _ctx(runtime)
+    with _attempt(role, runtime) as att:
+        round_ = state.get("deliberation_round", 0)
+        claims = list(state.get("claims") or [])
+        others = [c for c in claims if c.side not in (side, Side.INTERPRETER)] if round_ >= 1 else []
+        inp = CounselInput(
+            side=side,
+            question=state["question"],
+            issues=issues_of(state.get("spotting"), state["question"]),
+            facts=[],
+            pack=state.get("pack") or EvidencePack(),
+            round=round_,
+            other_claims=others,
+        )
+        out, usage = _unpack(ctx.deps.backend.counsel(inp), CounselOutput, role)
+        fresh, rejected = _admit(side, out.claims, state, round_)
+        return {
+            "claims": fresh,
+            "rejected_by_eep": rejected,
+            "role_calls": [att.call(stage_of(role, state), state.get("retrieval_round", 0), usage)],
+        }
+
+
+def worker_counsel(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Worker Counsel (paper §3.4): maps the facts to duties owed and entitlements, from the pack
+    only; in the rebuttal round it sees the Employer Counsel's claims and may challenge one.
+
+    Reads: ``question``, ``spotting``, ``pack``, ``claims``, ``deliberation_round``.
+    Writes: ``claims``, ``rejected_by_eep``, ``role_calls``.
+    """
+    return _counsel(Side.WORKER, Role.WORKER_COUNSEL, state, runtime)
+
+
+def employer_counsel(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Employer Counsel (paper §3.4): mines the pack for exceptions, preconditions and provisos
+    that defeat the worker's claims; may challenge one in the rebuttal round.
+
+    Reads: ``question``, ``spotting``, ``pack``, ``claims``, ``deliberation_round``.
+    Writes: ``claims``, ``rejected_by_eep``, ``role_calls``.
+    """
+    return _counsel(Side.EMPLOYER, Role.EMPLOYER_COUNSEL, state, runtime)
+
+
+def legal_interpreter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Legal Interpreter (paper §3.4): states the governing rule over whatever claims exist
+    (one-sided when a counsel failed), without declaring a winner.
+
+    Reads: ``question``, ``spotting``, ``pack``, ``claims``.
+    Writes: ``claims``, ``rejected_by_eep``, ``interpreter_notes``, ``role_calls``.
+    """
+    ctx = _ctx(runtime)
+    with _attempt(Role.LEGAL_INTERPRETER, runtime) as att:
+        inp = InterpreterInput(
+            question=state["question"],
+            issues=issues_of(state.get("spotting"), state["question"]),
+            pack=state.get("pack") or EvidencePack(),
+            claims=list(state.get("claims") or []),
+        )
+        out, usage = _unpack(ctx.deps.backend.interpret(inp), InterpreterOutput, Role.LEGAL_INTERPRETER)
+        proposed = [out.governing_rule] if out.governing_rule is not None else []
+        fresh, rejected = _admit(Side.INTERPRETER, proposed, state, state.get("deliberation_round", 0))
+        return {
+            "claims": fresh,
+            "rejected_by_eep": rejected,
+            "interpreter_notes": out.notes,
+            "role_calls": [att.call(stage_of(Role.LEGAL_INTERPRETER, state), state.get("retrieval_round", 0), usage)],
+        }
+
+
+def citation_checker(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Citation Checker (paper §3.5): deterministic check of every citation of every claim
+    (node on the pack, span verbatim after Bangla-safe normalisation).
+
+    Reads: ``claims``, ``pack``. Writes: ``citation_checks``, ``role_calls``.
+    """
+    with _attempt(Role.CITATION_CHECKER, runtime) as att:
+        pack = state.get("pack") or EvidencePack()
+        items = pack.by_id()
+        checks = {c.claim_id: check_claim(c, items) for c in state.get("claims") or []}
+        return {
+            "citation_checks": checks,
+            "role_calls": [att.call(stage_of(Role.CITATION_CHECKER, state), state.get("retrieval_round", 0))],
+        }
+
+
+_SEVERITY = {Verdict.SUPPORT: 0, Verdict.NEI: 1, Verdict.REFUTE: 2}
+
+
+def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str]) -> TrustFinding:
+    """Merge the backend's reading with the deterministic skeptic checks (the stricter wins)."""
+    report = skeptic_report(claim.text, [r.span for r in claim.evidence], cited_texts)
+    verdict, direction = out.verdict, out.direction
+    if report.verdict_cap is not None and _SEVERITY[report.verdict_cap] > _SEVERITY[verdict]:
+        verdict, direction = report.verdict_cap, report.direction or direction
+    checks = {**out.checks, **{f"skeptic.{k}": v for k, v in report.checks.items()}}
+    notes = out.notes
+    if report.notes:
+        notes = (notes + " | " if notes else "") + "skeptic: " + "; ".join(report.notes)
+    if verdict == Verdict.SUPPORT:
+        direction = None
+    return TrustFinding(
+        claim_id=claim.claim_id,
+        verdict=verdict,
+        category=out.category,
+        direction=direction,
+        checks=checks,
+        notes=notes,
+    )
+
+
+def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Trust Auditor (paper §3.5), one task per claim (tasks run concurrently): verdict
+    SUPPORT/REFUTE/NEI against the cited spans, category, direction, typed skeptic checks, and a
+    structured retrieval request when evidence is missing.
+
+    Reads (task): ``claim``, ``question``, ``cited_texts``. Writes: ``findings``,
+    ``retrieval_requests``, ``role_calls``.
+    """
+    ctx = _ctx(runtime)
+    with _attempt(Role.TRUST_AUDITOR, runtime) as att:
+        claim = task["claim"]
+        inp = AuditInput(question=task["question"], claim=claim, cited_texts=task["cited_texts"])
+        out, usage = _unpack(ctx.deps.backend.audit(inp), AuditOutput, Role.TRUST_AUDITOR)
+        finding = _finding(claim, out, task["cited_texts"])
+        r = task["retrieval_round"]
+        return {
+            "findings": {claim.claim_id: finding},
+            "retrieval_requests": [out.retrieval_request] if out.retrieval_request is not None else [],
+            "role_calls": [att.call(f"audit@r{r}", r, usage, claim_id=claim.claim_id)],
+        }
+
+
+def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Trust Gate + Opinion Writer (paper §3.6): release decision at τ (or categorical), status
+    TGLO/DEGRADED/UNDECIDED, and the Bangla narrative from the released claims only.
+
+    Reads: ``claims``, ``findings``, ``pack``, ``role_calls``, ``spotting``, ``section_ids``,
+    ``premise_errors``, ``question``, ``version``, ``want_english``.
+    Writes: ``gate``, ``opinion``, ``role_calls``.
+    """
+    ctx = _ctx(runtime)
+    with _attempt(Role.TRUST_GATE, runtime) as att:
+        graph = ctx.deps.graph
+        pack = state.get("pack") or EvidencePack()
+        primary = primary_issue(state.get("spotting"), state.get("section_ids") or [], state["question"])
+        gate = decide(
+            list(state.get("claims") or []),
+            dict(state.get("findings") or {}),
+            pack,
+            calibration=ctx.deps.calibration,
+            mode=ctx.settings.gate.mode,
+            role_status=aggregate_status(state.get("role_calls") or []),
+            primary=primary,
+            context_of=lambda node_id: _section_context(graph, node_id),
+            premise_errors=state.get("premise_errors") or [],
+        )
+        opinion = write_opinion(gate, version=state["version"], graph=graph, english=bool(state.get("want_english")))
+        return {
+            "gate": gate,
+            "opinion": opinion,
+            "role_calls": [att.call(stage_of(Role.TRUST_GATE, state), state.get("retrieval_round", 0))],
+        }
+
+
+def _section_context(graph, node_id: str) -> str:
+    unit = graph.units.get(node_id)
+    if unit is None:
+        return ""
+    sec = graph.section_of(node_id)
+    if sec is None:
+        return unit.text
+    return f"{sec.title or ''} {graph.section_text(sec.node_id)}"
+
+
+def cited_texts(claim: Claim, pack: EvidencePack) -> dict[str, str]:
+    """node id -> verbatim unit text of each node the claim cites that is on the pack."""
+    items = pack.by_id()
+    return {n: items[n].text for n in claim.cited_node_ids() if n in items}
+
+
+def validate_inputs(question: object, version: str, deps: BoardDeps) -> tuple[str, str]:
+    """Validate a question and version before a run.
+
+    Raises:
+        InputError: bad question (empty, oversized, no words) or unknown version.
+        IndexNotBuiltError: the version is not indexed.
+    """
+    from labourcrew.retrieval.pipeline import validate_question
+
+    return validate_question(question), deps.retrieval.check_version(version)

@@ -1,0 +1,61 @@
+"""Routers of the deliberation board: pure functions of the ledger (paper §3.1).
+
+* :func:`route_supervisor` -- the Supervisor's decision (``next_step``) to node names: both
+  counsels (rebuttal round), the Legal Interpreter, the Retrieval Planner (re-entry) or the Trust
+  Gate (composition).
+* :func:`route_audits` -- one :class:`~langgraph.types.Send` per claim still lacking a Trust
+  Auditor finding, so per-claim audits run concurrently; straight to the Supervisor when there is
+  nothing to audit.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.types import Send
+
+from labourcrew.board.roles import AuditTask, cited_texts
+from labourcrew.ledger.records import EvidencePack
+from labourcrew.ledger.state import CaseLedger
+from labourcrew.llm.backend import Role
+
+__all__ = ["SUPERVISOR_TARGETS", "route_supervisor", "route_audits"]
+
+SUPERVISOR_TARGETS = [
+    Role.WORKER_COUNSEL.value,
+    Role.EMPLOYER_COUNSEL.value,
+    Role.LEGAL_INTERPRETER.value,
+    Role.RETRIEVAL_PLANNER.value,
+    Role.TRUST_GATE.value,
+]
+
+SupervisorTarget = Literal["worker_counsel", "employer_counsel", "legal_interpreter", "retrieval_planner", "trust_gate"]
+
+
+def route_supervisor(state: CaseLedger) -> list[SupervisorTarget] | SupervisorTarget:
+    """Node(s) to run after the Supervisor, from its ``next_step``."""
+    step = state.get("next_step", "compose")
+    if step == "deliberate":
+        return ["worker_counsel", "employer_counsel"]
+    if step == "interpret":
+        return "legal_interpreter"
+    if step == "retrieve":
+        return "retrieval_planner"
+    return "trust_gate"
+
+
+def route_audits(state: CaseLedger) -> list[Send] | Literal["supervisor"]:
+    """One Trust Auditor task per claim without a finding (claims in ledger order)."""
+    findings = state.get("findings") or {}
+    pack = state.get("pack") or EvidencePack()
+    todo = [c for c in state.get("claims") or [] if c.claim_id not in findings]
+    if not todo:
+        return "supervisor"
+    r = state.get("retrieval_round", 0)
+    return [
+        Send(
+            Role.TRUST_AUDITOR.value,
+            AuditTask(claim=c, question=state["question"], cited_texts=cited_texts(c, pack), retrieval_round=r),
+        )
+        for c in todo
+    ]

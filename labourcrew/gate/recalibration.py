@@ -1,0 +1,260 @@
+"""Recompute the Trust Gate threshold from the label store, and see what it would change (issue 5).
+
+* :func:`regate` -- re-decide a saved run under another calibration record with the same
+  :func:`labourcrew.gate.trust_gate.decide` the board uses (same claims, findings, pack, role
+  status, primary issue and premise errors); only τ differs.
+* :func:`status_changes` -- the before/after release status of every saved run for two records.
+* :func:`propose` -- CRC at α on the labelled claims (:mod:`labourcrew.gate.annotation_queue`)
+  with the label store's hash; nothing is written.
+* :func:`save_new_record` -- writes the new record as a timestamped file *and* as the current
+  record (``trust_gate.json``), after archiving the previous current record under its own
+  timestamp: records are never overwritten without a copy, so every τ ever used stays on disk.
+* :func:`history` -- every record on disk, newest first; :func:`load_validation` reads
+  ``validation.json`` (issue 6) when present.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import math
+import re
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from labourcrew.errors import DataError
+from labourcrew.gate.annotation_queue import CalibrationData, calibration_questions
+from labourcrew.gate.crc import CalibrationRecord, calibrate
+from labourcrew.gate.labels import Label
+from labourcrew.gate.trust_gate import GateMode, GateResult, decide, primary_issue
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus
+
+if TYPE_CHECKING:
+    from labourcrew.board.run import AskResult
+
+__all__ = [
+    "StatusChange",
+    "Proposal",
+    "regate",
+    "status_changes",
+    "propose",
+    "save_new_record",
+    "history",
+    "record_digest",
+    "load_validation",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class StatusChange(BaseModel):
+    """A saved run's release status under the current and the proposed calibration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_id: str = Field(description="Run id.")
+    created: str = Field(description="When the run started.")
+    question: str = Field(description="The question.")
+    saved_status: str = Field(description="Status stored with the run (the τ it ran with).")
+    before: str = Field(description="Status under the current record.")
+    after: str = Field(description="Status under the proposed record.")
+    released_before: int = Field(ge=0, description="Claims released under the current record.")
+    released_after: int = Field(ge=0, description="Claims released under the proposed record.")
+
+    @property
+    def changed(self) -> bool:
+        """True when the status or the set size of released claims differs."""
+        return self.before != self.after or self.released_before != self.released_after
+
+
+class Proposal(BaseModel):
+    """A candidate calibration record and the data behind it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    record: CalibrationRecord = Field(description="CRC result at α (not yet written).")
+    data: CalibrationData = Field(description="Questions built from the labels.")
+
+
+def _section_context(graph: StatuteGraph, node_id: str) -> str:
+    # Same text the board's trust_gate role gives decide() for the coverage check.
+    unit = graph.units.get(node_id)
+    if unit is None:
+        return ""
+    sec = graph.section_of(node_id)
+    if sec is None:
+        return unit.text
+    return f"{sec.title or ''} {graph.section_text(sec.node_id)}"
+
+
+def _spotting(result: AskResult) -> Any:
+    from labourcrew.retrieval.issue_spotter import IssueSpotting
+
+    if result.spotting is None:
+        return None
+    try:
+        return IssueSpotting.model_validate(result.spotting)
+    except ValueError:
+        logger.warning("run %s: unreadable spotting record; coverage falls back to question words", result.run_id)
+        return None
+
+
+def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGraph,
+           mode: GateMode | None = None) -> GateResult:
+    """The gate's decision for a saved run under ``calibration`` (module docstring).
+
+    Args:
+        result: the saved run.
+        calibration: the record to decide with.
+        graph: the StatuteGraph (section texts for the coverage check).
+        mode: gate mode; default the run's own.
+
+    Returns:
+        The :class:`GateResult`.
+    """
+    from labourcrew.retrieval.exact import resolve_label
+
+    claims = [
+        Claim(claim_id=c.claim_id, side=c.side, text=c.text, round=c.round, challenge_to=c.challenge_to,
+              confidence=c.trust_components.confidence,
+              evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence])
+        for c in result.claims
+    ]
+    spotting = _spotting(result)
+    labels = list(getattr(spotting, "section_labels", []) or [])
+    section_ids = list(dict.fromkeys(
+        n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n))
+    role_status = {
+        role: RoleStatus(role=role, status=v.get("status", "ok"), attempts=int(v.get("attempts", 0)),
+                         error=v.get("error"), latency_ms=float(v.get("latency_ms", 0.0)),
+                         backend=str(v.get("backend", "")))
+        for role, v in result.role_status.items()
+    }
+    return decide(
+        claims, result.findings, result.evidence_pack,
+        calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
+        role_status=role_status, primary=primary_issue(spotting, section_ids, result.question),
+        context_of=lambda n: _section_context(graph, n), premise_errors=result.premise_errors,
+    )
+
+
+def status_changes(results: Iterable[AskResult], before: CalibrationRecord, after: CalibrationRecord,
+                   graph: StatuteGraph) -> list[StatusChange]:
+    """Before/after status of every saved run (runs answered in categorical mode never change)."""
+    out = []
+    for r in results:
+        b = regate(r, before, graph)
+        a = regate(r, after, graph)
+        out.append(StatusChange(run_id=r.run_id, created=r.created, question=r.question, saved_status=r.status.value,
+                                before=b.status.value, after=a.status.value, released_before=len(b.accepted_ids),
+                                released_after=len(a.accepted_ids)))
+    return out
+
+
+def propose(results: Sequence[AskResult], labels: Sequence[Label], *, alpha: float, labels_sha256: str) -> Proposal:
+    """CRC at ``alpha`` on the labelled claims of ``results`` (fails closed to τ = ∞ when too few).
+
+    Raises:
+        InputError: alpha outside (0, 1).
+    """
+    data = calibration_questions(results, labels)
+    record = calibrate(data.questions, alpha, labels_sha256=labels_sha256)
+    return Proposal(record=record, data=data)
+
+
+def _stamp(created: str) -> str:
+    digits = re.sub(r"[^0-9T]", "", created.split("+")[0].split(".")[0])
+    return (digits or "unknown") + "Z"
+
+
+def _free(path: Path) -> Path:
+    if not path.exists():
+        return path
+    for i in itertools.count(1):
+        cand = path.with_name(f"{path.stem}-{i}{path.suffix}")
+        if not cand.exists():
+            return cand
+    raise AssertionError("unreachable")
+
+
+def record_digest(path: Path) -> str:
+    """sha256 (first 16 hex) of a record file's bytes, or ``"none"`` when it does not exist."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "none"
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    try:
+        return a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
+
+
+def save_new_record(record: CalibrationRecord, current: Path) -> tuple[Path, Path | None]:
+    """Write ``record`` as the current calibration, keeping every earlier record.
+
+    Steps: (1) if ``current`` exists and no timestamped copy of it exists yet, copy it to
+    ``<stem>.<its created stamp>.json``; (2) write ``record`` to ``<stem>.<stamp>.json``;
+    (3) write it atomically to ``current`` (what the Trust Gate loads).
+
+    Returns:
+        ``(timestamped path of the new record, archived path of the previous one or None)``.
+    """
+    current = Path(current)
+    current.parent.mkdir(parents=True, exist_ok=True)
+    archived: Path | None = None
+    if current.is_file():
+        try:
+            old_created = CalibrationRecord.load(current).created
+        except DataError:
+            old_created = "unreadable"
+        siblings = [p for p in current.parent.glob(f"{current.stem}.*{current.suffix}")]
+        if not any(_same_bytes(p, current) for p in siblings):
+            archived = _free(current.with_name(f"{current.stem}.{_stamp(old_created)}{current.suffix}"))
+            shutil.copy2(current, archived)
+            logger.info("archived calibration record %s -> %s", current, archived)
+    stamped = _free(current.with_name(f"{current.stem}.{_stamp(record.created)}{current.suffix}"))
+    record.save(stamped)
+    record.save(current)
+    return stamped, archived
+
+
+def history(current: Path) -> list[tuple[Path, CalibrationRecord]]:
+    """Every readable record next to ``current`` (the current one and timestamped ones), newest first."""
+    current = Path(current)
+    out = []
+    paths = [current] + sorted(current.parent.glob(f"{current.stem}.*{current.suffix}"), reverse=True)
+    for p in paths:
+        if p.is_file():
+            try:
+                out.append((p, CalibrationRecord.load(p)))
+            except DataError as exc:
+                logger.warning("skipping unreadable calibration record %s: %s", p, exc)
+    return out
+
+
+def load_validation(path: Path) -> dict[str, Any] | None:
+    """``validation.json`` (issue 6: splits, mean/sd false-accept rates, decisive rates) or None.
+
+    Raises:
+        DataError: the file exists but is not a JSON object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path} is unreadable: {exc}", help_message="Re-run the calibration validation.") from exc
+    if not isinstance(data, dict):
+        raise DataError(f"{path} must hold a JSON object")
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in data.items()}

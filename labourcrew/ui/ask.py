@@ -1,0 +1,210 @@
+"""Ask page widgets: the Bangla question form, live progress per phase, and the answer.
+
+The answer shows the release status as a badge with its plain-Bangla explanation, the opinion
+with inline citations, and the cited passages with the verbatim spans highlighted inside the full
+unit text (English parallel on a toggle, marked unofficial/outdated), the statute version and the
+backends that answered, and that this is not legal advice.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ui.frame import link
+from labourcrew.viz.charts import fmt_tau
+from labourcrew.viz.run_view import PHASES, cited_passages, phase_of, unique_backends
+from labourcrew.viz.statute import VERSION_NAMES
+from labourcrew.viz.style import STATUS_STYLE
+
+if TYPE_CHECKING:
+    from labourcrew.board.run import AskResult
+
+__all__ = ["EXAMPLES", "AskInput", "read_input", "run_with_progress", "status_badge", "render_answer", "remember",
+           "remembered"]
+
+EXAMPLES: tuple[str, ...] = (
+    "একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?",
+    "মাতৃত্বকালীন ছুটি কত সপ্তাহ এবং কোন শর্তে পাওয়া যায়?",
+    "শ্রমিক বছরে কয়দিন নৈমিত্তিক ছুটি পান?",
+    "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?",
+)
+PLACEHOLDER = "আপনার প্রশ্ন বাংলায় লিখুন — যেমন: “ছাঁটাই করা হলে কত দিনের মজুরি ক্ষতিপূরণ পাওয়া যায়?”"
+# Newest first: the selector's default is the law in force.
+VERSION_ORDER: tuple[str, ...] = ("2025", "2018", "en-2018")
+
+
+@dataclass(frozen=True)
+class AskInput:
+    """What the user asked for on this rerun."""
+
+    question: str
+    version: str
+    submitted: bool
+
+
+def _use_example(text: str) -> None:
+    st.session_state["ask_q"] = text
+    st.session_state["ask_go"] = True
+
+
+def remember(result: AskResult | None) -> None:
+    """Keep the last answer of this browser session (shown again on reruns)."""
+    if result is not None:
+        st.session_state["ask_result"] = result
+
+
+def remembered() -> AskResult | None:
+    """The last answer of this browser session, if any."""
+    return st.session_state.get("ask_result")
+
+
+def read_input(backend_line: str = "") -> AskInput:
+    """Question area, example buttons (one click asks), version selector and the Ask button.
+
+    Args:
+        backend_line: the configured backend, shown next to the version selector.
+    """
+    st.text_area("প্রশ্ন (question)", key="ask_q", height=110, placeholder=PLACEHOLDER, max_chars=2000)
+    st.caption("উদাহরণ — একবার ক্লিক করলেই জিজ্ঞাসা করা হবে (examples, one click asks):")
+    cols = st.columns(len(EXAMPLES))
+    for i, (col, text) in enumerate(zip(cols, EXAMPLES, strict=True)):
+        col.button(text, key=f"ask_ex_{i}", on_click=_use_example, args=(text,), use_container_width=True)
+    c1, c2 = st.columns([2, 1])
+    version = c1.selectbox("আইনের সংস্করণ (statute version)", VERSION_ORDER, index=0, key="ask_version",
+                           format_func=VERSION_NAMES.get)
+    c2.write("")
+    if backend_line:
+        c1.caption(f"ব্যাকএন্ড (backend): {backend_line}")
+    asked = c2.button("জিজ্ঞাসা করুন (Ask)", type="primary", key="ask_submit", use_container_width=True)
+    go = asked or bool(st.session_state.pop("ask_go", False))
+    return AskInput(question=st.session_state.get("ask_q", "") or "", version=version, submitted=go)
+
+
+def _detail(node: str, update: Any) -> str:
+    if not isinstance(update, dict):
+        return ""
+    if "pack" in update and update["pack"] is not None:
+        return f"{len(update['pack'].items)}টি একক প্রমাণ-প্যাকে (units on the pack)"
+    if "claims" in update and update["claims"]:
+        return f"{len(update['claims'])}টি দাবি (claims)"
+    if "findings" in update and update["findings"]:
+        return ", ".join(f"{k}: {v.verdict.value}" for k, v in update["findings"].items())
+    if "gate" in update and update["gate"] is not None:
+        return f"অবস্থা (status): {update['gate'].status.value}"
+    if "spotting" in update and update["spotting"] is not None:
+        return f"প্রশ্নের ধরন (type): {update['spotting'].question_type.value}"
+    return ""
+
+
+def run_with_progress(events: Any) -> AskResult | None:
+    """Consume ``labourcrew.board.run.stream(...)`` showing one line per finished role.
+
+    Args:
+        events: the iterator of ``(node, update)`` pairs ending with ``("result", AskResult)``.
+
+    Returns:
+        The :class:`AskResult`, or None if the stream ended without one.
+    """
+    import itertools
+
+    result = None
+    done: list[str] = []
+    events = iter(events)
+    first = next(events, None)  # input errors surface here, before a progress box is opened
+    if first is None:
+        return None
+    with st.status("বোর্ড কাজ করছে … (the board is working)", expanded=True) as status:
+        for node, update in itertools.chain([first], events):
+            if node == "result":
+                result = update
+                continue
+            key, label = phase_of(node)
+            detail = _detail(node, update)
+            st.write(f"✓ {label}" + (f" — {detail}" if detail else ""))
+            if key not in done:
+                done.append(key)
+            status.update(label=f"{label} … ({len(done)}/{len({k for k, _ in PHASES.values()})} ধাপ)")
+        if result is not None:
+            status.update(label=f"সম্পন্ন (done) — {result.latency_s:.1f} s", state="complete", expanded=False)
+        else:
+            status.update(label="বোর্ড থেমে গেছে (stopped)", state="error")
+    return result
+
+
+def status_badge(status: str, reason: str = "") -> None:
+    """The prominent release-status badge with its plain-Bangla explanation."""
+    style = STATUS_STYLE[status]
+    st.markdown(
+        f"<div class='lc-badge lc-badge-{status}' data-testid='lc-status-badge' style='border-color:{style['colour']};"
+        f"background:{style['background']};color:{style['colour']}'>"
+        f"<span class='lc-badge-status'>{status}</span><span class='lc-badge-headline'>{style['headline']}</span>"
+        f"<div class='lc-badge-explanation'>{style['explanation']}</div>"
+        + (f"<div class='lc-badge-reason'>{html.escape(reason)}</div>" if reason else "")
+        + "</div>",
+        unsafe_allow_html=True,
+    )
+
+
+def _opinion(result: AskResult) -> None:
+    parts = []
+    for i, s in enumerate(result.opinion.sentences):
+        cls = "lc-framing" if not s.claim_ids else ""
+        parts.append(f"<p class='{cls}'>{html.escape(s.text)}</p>")
+    if not parts:
+        parts = [f"<p>{html.escape(result.opinion_bn)}</p>"]
+    st.markdown(f"<div class='lc-opinion'>{''.join(parts)}</div>", unsafe_allow_html=True)
+
+
+def render_answer(result: AskResult, graph: StatuteGraph) -> None:
+    """Everything the Ask page shows for one answered question."""
+    status_badge(result.status.value, result.status_reason)
+    backends = ", ".join(unique_backends(result)) or result.backend
+    tau = "categorical (auditor verdict)" if result.gate_mode == "categorical" else f"τ = {fmt_tau(result.tau)}"
+    st.caption(f"আইনের সংস্করণ (statute version): **{VERSION_NAMES.get(result.statute_version, result.statute_version)}** · "
+               f"উত্তর দিয়েছে (backends that answered): **{backends}** · {tau}, α = {result.alpha:.2f} · "
+               f"run `{result.run_id}` · {result.latency_s:.1f} s")
+    if result.gate_mode == "calibrated" and math.isinf(result.tau):
+        st.warning("ট্রাস্ট গেট ক্যালিব্রেট করা নেই (τ = ∞): কোনো দাবি প্রকাশ করা হয় না। Calibration পৃষ্ঠায় লেবেল থেকে τ নির্ণয় করুন। "
+                   f"({result.calibration_note or 'no calibration record'})")
+    st.markdown("#### মতামত (opinion)")
+    _opinion(result)
+    passages = cited_passages(result, graph)
+    show_en = st.toggle("English parallel — unofficial translation (amended to 2018)", key="ask_english")
+    if passages:
+        st.markdown("#### উদ্ধৃত আইনের পাঠ (cited passages) — হুবহু উদ্ধৃতি হলুদে চিহ্নিত")
+    for p in passages:
+        render_passage(p, run_id=result.run_id, show_english=show_en)
+    withheld = [c for c in result.claims if not c.accepted]
+    if withheld:
+        with st.expander(f"প্রকাশ না-করা দাবি (withheld claims): {len(withheld)}"):
+            for c in withheld:
+                st.markdown(f"- **{c.claim_id}** ({c.side.value}) — {html.escape(c.rejection_reason or '')}")
+    link("pages/1_Run_inspector.py", "এই রানের বিস্তারিত নিরীক্ষা (Run inspector) →", {"run": result.run_id})
+    st.caption("এটি আইনি পরামর্শ নয়। নিজের ক্ষেত্রে সিদ্ধান্তের আগে একজন আইনজীবী বা শ্রম আদালতের সহায়তা নিন। (Not legal advice.)")
+
+
+def render_passage(p: Any, *, run_id: str | None = None, show_english: bool = False) -> None:
+    """One cited passage card (and its English parallel when asked)."""
+    title = f"{p.citation}" + (f" — {html.escape(p.section_title)}" if p.section_title else "")
+    st.markdown(
+        f"<div class='lc-passage lc-cited'><span class='lc-cite'>{title} · <code>{html.escape(p.node_id)}</code></span>"
+        f"{p.html}</div>",
+        unsafe_allow_html=True,
+    )
+    if p.missing:
+        st.warning("উদ্ধৃতি পাঠে পাওয়া যায়নি (span not found): " + " | ".join(p.missing))
+    if run_id:
+        link("pages/2_StatuteGraph.py", f"{p.citation} — গ্রাফে দেখুন (StatuteGraph)", {"node": p.node_id, "run": run_id})
+    if show_english:
+        if p.english is None:
+            st.caption("এই ধারার ইংরেজি পাঠ পাওয়া যায়নি (no English parallel).")
+        else:
+            flag = "outdated — " if p.english.outdated else ""
+            st.markdown(f"<div class='lc-english'><span class='lc-unofficial'>{flag}{html.escape(p.english.label)}"
+                        f"</span><br>{html.escape(p.english.text)}</div>", unsafe_allow_html=True)

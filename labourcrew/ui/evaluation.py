@@ -1,0 +1,110 @@
+"""Evaluation page widgets: find the results file, pick metric/configs, render the charts."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import streamlit as st
+
+from labourcrew.errors import DataError
+from labourcrew.settings import REPO_ROOT, Settings
+from labourcrew.ui.frame import chart
+from labourcrew.viz.evaluation import (
+    METRIC_LABELS,
+    OVERALL,
+    EvalResults,
+    config_comparison_figure,
+    metric_by_category_figure,
+    status_share_figure,
+)
+
+__all__ = ["EVAL_COMMAND", "result_files", "pick_results_file", "read_results", "render_empty", "render_results"]
+
+EVAL_COMMAND = "python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json"
+
+
+def result_files(settings: Settings | None) -> list[Path]:
+    """Candidate results files, newest first: ``<runs_dir>/eval/**/*results*.json`` and
+    ``data/eval/results*.json`` / ``data/eval/results/*.json``."""
+    roots: list[tuple[Path, str]] = [(REPO_ROOT / "data" / "eval", "results*.json"),
+                                     (REPO_ROOT / "data" / "eval" / "results", "*.json")]
+    if settings is not None:
+        roots.insert(0, (settings.runs_dir / "eval", "**/*results*.json"))
+        roots.insert(1, (settings.runs_dir, "eval*results*.json"))
+    found: dict[Path, float] = {}
+    for root, pattern in roots:
+        if root.is_dir():
+            for p in root.glob(pattern):
+                if p.is_file():
+                    found[p.resolve()] = p.stat().st_mtime
+    return sorted(found, key=lambda p: found[p], reverse=True)
+
+
+def pick_results_file(files: list[Path]) -> Path:
+    """Selectbox over the found results files (newest first)."""
+    def name(p: Path) -> str:
+        try:
+            return str(p.relative_to(REPO_ROOT))
+        except ValueError:
+            return str(p)
+
+    return st.selectbox("ফলাফলের ফাইল (results file)", files, format_func=name, key="ev_file")
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def read_results(path: str, mtime: float) -> object:
+    """The JSON value of a results file (cached per path and modification time).
+
+    Raises:
+        DataError: unreadable or not JSON.
+    """
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read evaluation results {path}: {exc}",
+                        help_message=f"Re-run the evaluation: {EVAL_COMMAND}") from exc
+
+
+def render_empty() -> None:
+    """The empty state: no results yet, and the one command that produces them."""
+    st.info("এখনো কোনো মূল্যায়নের ফলাফল নেই। (No evaluation results yet.)\n\n"
+            "ফলাফল তৈরি করতে রিপোজিটরির মূল ফোল্ডারে এই কমান্ডটি চালান, তারপর পৃষ্ঠাটি আবার খুলুন:", icon=":material/inbox:")
+    st.code(EVAL_COMMAND, language="bash")
+
+
+def _fmt(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.3f}"
+
+
+def render_results(results: EvalResults) -> None:
+    """Per-category charts, status shares, configuration comparison and the full table."""
+    if results.info:
+        st.caption(" · ".join(f"{k}: {v}" for k, v in results.info.items()))
+    metrics = results.metrics
+    c1, c2 = st.columns([1, 2])
+    default_metric = next((m for m in ("citation_based_precision", "cbp", "gold_section_recall", "recall_at_k")
+                           if m in metrics), metrics[0] if metrics else None)
+    metric = c1.selectbox("মেট্রিক (metric)", metrics, index=metrics.index(default_metric) if default_metric else 0,
+                          format_func=lambda m: METRIC_LABELS.get(m, m), key="ev_metric")
+    configs = c2.multiselect("কনফিগারেশন (configs: system, baselines, ablations)", results.configs,
+                             default=results.configs[: min(4, len(results.configs))], key="ev_configs")
+    if metric:
+        chart(metric_by_category_figure(results, metric, configs or None), key="ev_cat")
+    c3, c4 = st.columns(2)
+    with c3:
+        cfg = st.selectbox("অবস্থার ভাগ — কনফিগারেশন", results.configs, key="ev_status_cfg")
+        chart(status_share_figure(results, cfg), key="ev_status")
+    with c4:
+        compare = [m for m in ("citation_based_precision", "gate_verified_citation_precision", "false_accept_rate",
+                               "tglo_rate", "risk_direction_index") if m in metrics] or metrics[:3]
+        chart(config_comparison_figure(results, compare), key="ev_compare")
+    st.markdown("#### সারণি (table) — NaN = undefined")
+    table = []
+    for r in results.rows:
+        row = {"config": r.config, "kind": r.kind, "category": r.category, "n": _fmt(r.n)}
+        row.update({METRIC_LABELS.get(m, m): _fmt(r.metrics.get(m, math.nan)) for m in metrics})
+        table.append(row)
+    table.sort(key=lambda r: (r["config"], r["category"] == OVERALL, r["category"]))
+    st.dataframe(table, hide_index=True)

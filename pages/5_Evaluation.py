@@ -1,0 +1,15 @@
+"""Evaluation: per-category charts from the evaluation results, baselines and ablations side by
+side; a clear empty state with the command that produces the results."""
+
+from labourcrew.ui import evaluation, frame
+from labourcrew.viz.evaluation import parse_results
+
+ctx = frame.page("মূল্যায়ন · Evaluation", "ডেভ সেটে সিস্টেম, বেসলাইন ও অ্যাবলেশনের ফলাফল (issue 6 metrics).", icon="📊")
+with frame.guard(ctx.settings):
+    files = evaluation.result_files(ctx.settings)
+    if not files:
+        evaluation.render_empty()
+    else:
+        path = evaluation.pick_results_file(files)
+        results = parse_results(evaluation.read_results(str(path), path.stat().st_mtime))
+        evaluation.render_results(results)

@@ -1,0 +1,244 @@
+"""Every dashboard page under AppTest on the offline default (issue 5, "Must show")."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+
+import pytest
+
+from labourcrew.board.run import list_runs, load_run
+from labourcrew.gate.labels import LabelStore
+from tests.app.support import FAKE_KEY, QUESTION, write_fixture_calibration
+
+PAGES = {
+    "app.py": "Ask",
+    "pages/1_Run_inspector.py": "Run inspector",
+    "pages/2_StatuteGraph.py": "StatuteGraph",
+    "pages/3_Annotate.py": "Annotate",
+    "pages/4_Calibration.py": "Calibration",
+    "pages/5_Evaluation.py": "Evaluation",
+}
+
+
+def _texts(at) -> list[str]:
+    """Every visible text of a rendered page (markdown, captions, alerts, code, titles, widgets)."""
+    out: list[str] = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "text", "code", "info", "warning", "error",
+                 "success", "metric", "json"):
+        for el in getattr(at, kind, []):
+            out.append(str(getattr(el, "value", "")))
+            out.append(str(getattr(el, "label", "")))
+    for el in list(at.text_input) + list(at.text_area) + list(at.selectbox):
+        out.append(str(el.value))
+    for df in at.dataframe:
+        out.append(df.value.to_csv())
+    return out
+
+
+def _no_problem(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_renders_offline(app_page, page):
+    at = app_page(page).run()
+    _no_problem(at)
+    assert PAGES[page] in at.title[0].value
+    assert any("offline" in m.value for m in at.sidebar.markdown)  # backend indicator
+
+
+def test_ask_shows_progress_status_badge_and_highlighted_spans(app_page):
+    at = app_page("app.py").run()
+    assert at.text_area(key="ask_q").placeholder.startswith("আপনার প্রশ্ন")
+    assert at.selectbox(key="ask_version").value == "2025"  # newest by default
+    at.text_area(key="ask_q").input(QUESTION)
+    at.button(key="ask_submit").click().run()
+    _no_problem(at)
+    assert at.status and at.status[0].state == "complete"
+    badges = [m.value for m in at.markdown if "lc-badge" in m.value]
+    assert len(badges) == 1 and "TGLO" in badges[0] and "উদ্ধৃত আইনের পাঠ দ্বারা সমর্থিত" in badges[0]
+    passages = [m.value for m in at.markdown if "lc-passage" in m.value]
+    assert passages and all("<mark class='lc-span'>" in p for p in passages)
+    assert any("ধারা ২৭(১)" in p for p in passages)
+    caption = " ".join(c.value for c in at.caption)
+    assert "2025" in caption or "২০২৫" in caption
+    assert "offline" in caption and "আইনি পরামর্শ নয়" in caption
+    # The English parallel is marked unofficial.
+    at.toggle(key="ask_english").set_value(True).run()
+    assert any("unofficial translation" in m.value for m in at.markdown if "lc-english" in m.value)
+
+
+def test_example_question_asks_in_one_click(app_page):
+    at = app_page("app.py").run()
+    at.button(key="ask_ex_3").click().run()  # "ধারা ৪০০ ..." -- a section the Act does not have
+    _no_problem(at)
+    badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
+    assert "UNDECIDED" in badge and "আইনজীবীর পরামর্শ" in badge
+    assert not [m for m in at.markdown if "lc-passage" in m.value]  # nothing fabricated
+
+
+def test_bad_question_shows_a_message_not_a_traceback(app_page):
+    at = app_page("app.py").run()
+    at.button(key="ask_submit").click().run()  # empty question
+    assert not at.exception
+    assert at.error and "যা করবেন" in at.error[0].value
+
+
+def test_run_inspector_explains_each_claim(app_page, app_env):
+    run = next(r for r in list_runs(app_env.runs) if r.question == QUESTION)
+    at = app_page("pages/1_Run_inspector.py")
+    at.query_params["run"] = run.run_id
+    at.run()
+    _no_problem(at)
+    assert at.selectbox(key="ri_run").value == run.run_id
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3  # components, score vs τ, timeline
+    figs = [json.loads(c.proto.spec) for c in charts]
+    titles = " ".join(str(f["layout"].get("title", {}).get("text", "")) for f in figs)
+    assert "τ = 0.500" in titles and "α = 0.10" in titles and "n = 30" in titles
+    assert all(f["layout"]["font"]["family"].startswith("Noto Sans Bengali") for f in figs)
+    assert any("why accepted" in m.value for m in at.markdown)
+    assert at.get("download_button")
+    # a rejected claim gets its reason
+    result = load_run(run.run_id, runs_dir=app_env.runs)
+    assert {c.side.value for c in result.claims} >= {"worker", "interpreter"}
+
+
+def test_statute_graph_from_a_claim_and_by_bangla_number(app_page, app_env):
+    result = load_run(next(r.run_id for r in list_runs(app_env.runs) if r.question == QUESTION), runs_dir=app_env.runs)
+    claim = next(c for c in result.claims if c.accepted)
+    node = claim.evidence[0].node_id
+    at = app_page("pages/2_StatuteGraph.py")
+    at.query_params.update({"node": node, "run": result.run_id, "claim": claim.claim_id})
+    at.run()
+    _no_problem(at)
+    assert any("<mark class='lc-span'>" in m.value for m in at.markdown)
+    assert any("২০১৮ → ২০২৫" in i.value for i in at.info)
+    at.text_input(key="sg_query").input("২৭(৩ক)").run()
+    _no_problem(at)
+    assert at.subheader[0].value.startswith("ধারা ২৭")
+    at.text_input(key="sg_query").input("৯৯৯").run()
+    assert not at.exception and at.error and "যা করবেন" in at.error[0].value
+
+
+def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_path, monkeypatch):
+    # A calibration file of its own: this test writes new records.
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    at = app_page("pages/3_Annotate.py").run()
+    at.text_input(key="ann_name").input("rahim").run()
+    _no_problem(at)
+    assert any("lc-annot-question" in m.value for m in at.markdown)
+    assert any("<mark class='lc-span'>" in m.value for m in at.markdown)
+    for _ in range(2):
+        at.radio[0].set_value("faithful").run()
+        at.button(key="ann_save").click().run()
+        _no_problem(at)
+    assert at.success and "faithful" in at.success[0].value
+    store = LabelStore(cal.parent / "labels.sqlite")
+    rows = store.list(annotator="rahim")
+    assert len(rows) == 2 and all(r.run_id and ":" in r.claim_id for r in rows)
+    # a second annotator on the same claims -> κ is shown
+    at.text_input(key="ann_name").input("karim").run()
+    for _ in range(2):
+        at.radio[0].set_value("faithful").run()
+        at.button(key="ann_save").click().run()
+    kappa_tables = [d.value for d in at.dataframe if "κ" in d.value.columns]
+    assert kappa_tables and int(kappa_tables[0]["shared claims"][0]) >= 1
+
+    at = app_page("pages/4_Calibration.py").run()
+    _no_problem(at)
+    assert any("লেবেল 4টি" in c.value for c in at.caption)
+    assert any(store.labels_sha256()[:16] in c.value for c in at.caption)
+    at.slider(key="cal_alpha").set_value(0.5).run()  # n = 1 question: B/(n+1) = 0.5 <= α
+    at.button(key="cal_save").click().run()
+    _no_problem(at)
+    assert at.success and "trust_gate." in at.success[0].value
+    files = sorted(p.name for p in cal.parent.glob("trust_gate*.json"))
+    assert "trust_gate.json" in files and len(files) == 3  # current + new stamped + archived old
+    from labourcrew.gate.crc import CalibrationRecord
+
+    new = CalibrationRecord.load(cal)
+    assert new.alpha == 0.5 and new.labels_sha256 == store.labels_sha256() and new.n == 1
+    history = next(d.value for d in at.dataframe if "file" in d.value.columns)
+    assert len(history) == 3
+
+
+def test_evaluation_empty_state_and_results(app_page, app_env):
+    at = app_page("pages/5_Evaluation.py").run()
+    _no_problem(at)
+    assert any("python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json" in c.value for c in at.code)
+    out = app_env.runs / "eval" / "results.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"dataset": "dev_v1", "configs": {
+        "full": {"kind": "system", "overall": {"citation_based_precision": 0.6, "tglo_rate": 0.5, "undecided_rate": 0.3,
+                                               "degraded_rate": 0.2, "n": 10},
+                 "by_category": {"মাল্টি-হপ": {"citation_based_precision": None, "tglo_rate": 0.4, "n": 4}}},
+        "single_pass_rag": {"kind": "baseline", "overall": {"citation_based_precision": 0.3}}}}), encoding="utf-8")
+    try:
+        at = app_page("pages/5_Evaluation.py").run()
+        _no_problem(at)
+        assert len(at.get("plotly_chart")) == 3
+        table = next(d.value for d in at.dataframe)
+        assert "n/a" in table.to_csv()  # NaN stays undefined
+    finally:
+        out.unlink()
+
+
+def test_no_secret_in_any_page_log_or_export(app_page, app_env, caplog, tmp_path):
+    assert os.environ["LABOURCREW_LLM__API_KEY"] == FAKE_KEY
+    caplog.set_level(logging.DEBUG)
+    seen: list[str] = []
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input(QUESTION)
+    at.button(key="ask_submit").click().run()
+    seen += _texts(at)
+    at.selectbox(key="lc_preset").select("openai").run()  # backend indicator of the key-using preset
+    seen += _texts(at)
+    assert any("API key: set" in t for t in seen)
+    for page in list(PAGES)[1:]:
+        seen += _texts(app_page(page).run())
+    seen += [r.getMessage() for r in caplog.records]
+    seen += [p.read_text(encoding="utf-8") for p in app_env.runs.glob("*.json")]
+    store = LabelStore(tmp_path / "labels.sqlite")
+    store.add("r:c", "a", "faithful", note="x")
+    seen += [store.export_csv(tmp_path / "l.csv").read_text(), store.export_jsonl(tmp_path / "l.jsonl").read_text()]
+    blob = "\n".join(seen)
+    assert "SECRET123" not in blob and FAKE_KEY not in blob
+
+
+def test_cache_keys_follow_settings_and_calibration_without_holding_secrets(app_env, monkeypatch):
+    from labourcrew.gate.crc import CalibrationRecord
+    from labourcrew.settings import load_settings
+    from labourcrew.ui.resources import board_key, settings_key
+
+    base = load_settings()
+    assert FAKE_KEY not in settings_key(base) and "SECRET" not in board_key(base)
+    other_key = load_settings(llm__api_key="sk-other-key")
+    assert settings_key(other_key) != settings_key(base)  # a new key builds a new board
+    assert settings_key(load_settings(gate__alpha=0.2)) != settings_key(base)
+    before = board_key(base)
+    rec = CalibrationRecord.load(app_env.calibration)
+    try:
+        rec.model_copy(update={"tau": 0.42}).save(app_env.calibration)
+        assert board_key(base) != before  # a recomputed τ never reuses the cached board
+    finally:
+        rec.save(app_env.calibration)
+    assert board_key(base) == before
+
+
+def test_api_key_from_streamlit_secrets_is_used_but_never_shown(app_page, monkeypatch):
+    monkeypatch.delenv("LABOURCREW_LLM__API_KEY")
+    at = app_page("app.py")
+    at.run()
+    at.selectbox(key="lc_preset").select("openai").run()
+    assert any("API key: missing" in m.value for m in at.sidebar.markdown)
+    at.secrets["LABOURCREW_LLM__API_KEY"] = FAKE_KEY
+    at.run()
+    _no_problem(at)
+    texts = "\n".join(_texts(at))
+    assert "API key: set" in texts and "SECRET123" not in texts

@@ -1,0 +1,90 @@
+"""Opinion Writer: prose only from released claims, each sentence cited, nothing rejected survives."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labourcrew.gate.opinion_writer import OpinionSentence, check_opinion, render_sentence, write_opinion
+from labourcrew.gate.trust_gate import CitedEvidence, Coverage, GatedClaim, GateResult
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import ReleaseStatus, Side, TrustComponents
+from labourcrew.llm.offline import clause_spans, frame_claim
+from labourcrew.statute.normalize import normalize
+
+COMP = TrustComponents(citation_validity=1, span_fidelity=1, verdict_score=1, provenance=1, confidence=1)
+
+
+@pytest.fixture(scope="module")
+def real_claims(graph: StatuteGraph) -> list[GatedClaim]:
+    """Framed verbatim claims over distinct spans of sections 27 and 46."""
+    out = []
+    sides = [Side.WORKER, Side.EMPLOYER, Side.INTERPRETER]
+    for n in ["2025:27(1)", "2025:27(3)", "2025:27(3A)", "2025:46(1)", "2025:46(1).proviso1", "2025:46(2)"]:
+        u = graph.units[n]
+        for span in clause_spans(u.text)[:2]:
+            side = sides[len(out) % 3]
+            out.append(GatedClaim(
+                claim_id=f"c{len(out)}", side=side, round=0, challenge_to=None,
+                text=frame_claim(side, [span], [u.label]), category="factual",
+                evidence=[CitedEvidence(node_id=n, section=u.section, span=span, verified=True, code="ok")],
+                verdict="SUPPORT", trust_score=0.9, trust_components=COMP, accepted=True, rejection_reason=None,
+            ))
+    assert len(out) >= 6
+    return out
+
+
+def gate_of(claims: list[GatedClaim], accepted: list[bool]) -> GateResult:
+    gated = [c.model_copy(update={"accepted": a, "rejection_reason": None if a else "test"}) for c, a in zip(claims, accepted)]
+    any_ok = any(accepted)
+    return GateResult(
+        status=ReleaseStatus.TGLO if any_ok else ReleaseStatus.UNDECIDED, status_reason="test", mode="categorical",
+        tau=0.5, alpha=0.1, calibration_n=1, calibration_note=None, claims=gated,
+        accepted_ids=[c.claim_id for c in gated if c.accepted],
+        coverage=Coverage(covered=True, method="terms", share=1.0, detail=""), failed_roles=[], premise_errors=[],
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_no_rejected_content_survives_and_every_sentence_is_cited(real_claims, data) -> None:
+    mask = data.draw(st.lists(st.booleans(), min_size=len(real_claims), max_size=len(real_claims)))
+    gate = gate_of(real_claims, mask)
+    op = write_opinion(gate, version="2025")
+    prose = normalize(op.opinion_bn)
+    accepted_spans = [normalize(e.span) for c in gate.accepted() for e in c.evidence]
+    for c in gate.claims:
+        if c.accepted:
+            continue
+        for e in c.evidence:
+            span = normalize(e.span)
+            if not any(span in a for a in accepted_spans):
+                assert span not in prose, f"rejected claim {c.claim_id} leaked"
+    for s in op.sentences[1:]:
+        assert s.claim_ids and s.citations
+        assert all(normalize(cite) in normalize(s.text) for cite in s.citations)
+    assert op.check.ok
+    assert len(op.sentences) - 1 == len({tuple(normalize(e.span) for e in c.evidence) for c in gate.accepted()})
+
+
+def test_check_drops_a_sentence_that_is_not_a_released_claim(real_claims) -> None:
+    accepted, rejected = real_claims[:2], [c.model_copy(update={"accepted": False}) for c in real_claims[2:4]]
+    forged = OpinionSentence(text=rejected[0].text + "।", claim_ids=[rejected[0].claim_id], citations=[])
+    kept, check = check_opinion([render_sentence(accepted[0]), forged], accepted, rejected)
+    assert forged not in kept and not check.ok and check.leaked_claim_ids == [rejected[0].claim_id]
+
+
+def test_undecided_opinion_has_no_legal_content(real_claims) -> None:
+    op = write_opinion(gate_of(real_claims, [False] * len(real_claims)), version="2025")
+    assert len(op.sentences) == 1 and "«" not in op.opinion_bn
+
+
+def test_english_rendering_marks_the_translation(graph: StatuteGraph, real_claims) -> None:
+    op = write_opinion(gate_of(real_claims, [True] * len(real_claims)), version="2025", graph=graph, english=True)
+    assert op.english and op.opinion_en
+    sections = {b.section for b in op.english}
+    assert {"27", "46"} <= sections
+    for b in op.english:
+        assert "unofficial" in b.label
+        assert b.outdated == graph.english[f"2025:{b.section}"].outdated

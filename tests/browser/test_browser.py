@@ -1,0 +1,204 @@
+"""Real-browser check (issue 5): `streamlit run app.py` headless, driven by Debian's Chromium.
+
+Asks one Bangla question on the Ask page, waits for the release-status badge, and saves a
+screenshot of every page under ``test-artifacts/`` (look at them: Bangla must render as Bangla).
+Skips with the reason when Chromium, ChromeDriver or selenium is missing (``make test`` installs
+them through its ``sysdeps`` step when it can).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from labourcrew.settings import REPO_ROOT
+from tests.app.support import QUESTION, make_env
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+PAGES = {  # URL path -> screenshot name
+    "Run_inspector": "2_run_inspector",
+    "StatuteGraph": "3_statutegraph",
+    "Annotate": "4_annotate",
+    "Calibration": "5_calibration",
+    "Evaluation": "6_evaluation",
+}
+
+
+# Shape of the evaluation results file (labourcrew.viz.evaluation); values are illustrative only.
+SAMPLE_RESULTS = {"dataset": "browser check", "configs": {
+    "full": {"kind": "system", "overall": {"citation_based_precision": 0.6, "tglo_rate": 0.5, "degraded_rate": 0.2,
+                                           "undecided_rate": 0.3, "n": 20},
+             "by_category": {"সরাসরি তথ্য": {"citation_based_precision": 0.7, "tglo_rate": 0.6, "degraded_rate": 0.2,
+                                             "undecided_rate": 0.2, "n": 10},
+                             "বহু-ধাপ": {"citation_based_precision": 0.5, "tglo_rate": 0.4, "degraded_rate": 0.2,
+                                         "undecided_rate": 0.4, "n": 10}}},
+    "single_pass_rag": {"kind": "baseline", "overall": {"citation_based_precision": 0.3, "n": 20},
+                        "by_category": {"সরাসরি তথ্য": {"citation_based_precision": 0.35},
+                                        "বহু-ধাপ": {"citation_based_precision": None}}}}}
+
+
+def _missing() -> str | None:
+    for path, pkg in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not (Path(path).is_file() and os.access(path, os.X_OK)):
+            return f"{path} not found: install Debian's {pkg} (make test's sysdeps step does it as root)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed in the venv (it is in requirements.txt: run make deps)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError("streamlit did not become healthy")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    env_paths = make_env(tmp_path_factory.mktemp("browser"))
+    port = _free_port()
+    env = {**os.environ, **env_paths.env(), "PYTHONPATH": str(REPO_ROOT)}
+    log = (env_paths.root / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(url, proc)
+        yield url, env_paths.runs
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        text = (env_paths.root / "streamlit.log").read_text(encoding="utf-8", errors="replace")
+        assert "SECRET123" not in text  # the fake key never reaches the server log
+        ARTIFACTS.mkdir(exist_ok=True)
+        shutil.copy(env_paths.root / "streamlit.log", ARTIFACTS / "streamlit.log")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                "--disable-dev-shm-usage", "--window-size=1400,2000", "--lang=bn"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(driver, css: str, timeout_s: float = 90):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout_s).until(ec.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def _settle(driver, timeout_s: float = 60) -> None:
+    """Wait until Streamlit is no longer running the script (no 'running' status widget)."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout_s
+    time.sleep(1.0)
+    while time.monotonic() < deadline:
+        if not driver.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"):
+            break
+        time.sleep(0.3)
+    time.sleep(1.5)  # let iframes (vis-network) and plotly finish drawing
+
+
+def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    url, runs = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.get(url)
+    area = _wait(browser, "textarea")
+    area.click()
+    area.send_keys(QUESTION)
+    button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "জিজ্ঞাসা করুন" in b.text)
+    button.click()
+    badge = _wait(browser, ".lc-badge .lc-badge-status", timeout_s=150)
+    assert badge.text.strip() in {"TGLO", "DEGRADED", "UNDECIDED"}
+    assert browser.find_elements(By.CSS_SELECTOR, "mark.lc-span"), "no highlighted span on the Ask page"
+    _settle(browser)
+    browser.save_screenshot(str(ARTIFACTS / "1_ask.png"))
+    assert "Traceback" not in browser.page_source
+
+    run_id = sorted(runs.glob("*.json"))[-1].stem.split("_", 1)[1]
+    for path, name in PAGES.items():
+        target = f"{url}/{path}"
+        if path == "StatuteGraph":
+            target += "?node=2025:27(1)&run=" + run_id
+        browser.get(target)
+        _wait(browser, "h1")
+        _settle(browser)
+        if path == "Annotate":  # an annotator name opens the queue: question, claim, highlighted spans
+            name_box = _wait(browser, "input[aria-label*='annotator']")
+            name_box.send_keys("browser-test" + Keys.ENTER)
+            _wait(browser, ".lc-annot-question")
+            assert browser.find_elements(By.CSS_SELECTOR, "mark.lc-span")
+            _settle(browser)
+        browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+        assert "Traceback" not in browser.page_source, path
+        assert "SECRET123" not in browser.page_source, path
+
+    # Evaluation charts with Bangla category names (a small results file written for this check).
+    results = runs / "eval" / "results.json"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(SAMPLE_RESULTS, ensure_ascii=False), encoding="utf-8")
+    browser.get(f"{url}/Evaluation")
+    _wait(browser, ".js-plotly-plot")
+    _settle(browser)
+    browser.save_screenshot(str(ARTIFACTS / "7_evaluation_results.png"))
+    assert len(list(ARTIFACTS.glob("*.png"))) >= 7

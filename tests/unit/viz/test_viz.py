@@ -1,0 +1,123 @@
+"""Pure dashboard builders: highlighting, figures with a Bangla font, offline pyvis pages, results parsing."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+
+from labourcrew.errors import DataError, InputError
+from labourcrew.gate.crc import risk_curve
+from labourcrew.ledger.records import EvidenceItem, HopTraceEntry, TrustComponents
+from labourcrew.statute.model import EdgeType, Level
+from labourcrew.viz.charts import risk_curve_figure, role_timeline_figure, score_vs_tau_figure, trust_components_figure
+from labourcrew.viz.evaluation import metric_by_category_figure, parse_results, status_share_figure
+from labourcrew.viz.network import assert_offline, hop_trace_neighbourhood, network_html, section_neighbourhood
+from labourcrew.viz.passages import highlight
+from labourcrew.viz.statute import section_view
+from labourcrew.viz.style import FONT_FAMILY
+
+_REMOTE = re.compile(r"<(script|link)\b[^>]*(src|href)\s*=\s*[\"']?(https?:)?//", re.I)
+
+
+def test_highlight_marks_the_source_characters_of_a_variant_spelling(graph):
+    text = graph.get("2025:27(1)").text
+    # Bangla digits and a ZWNJ inside the quote must still find the source span.
+    quote = "ষাট দিনের লিখিত\u200c নোটিশ"
+    hl = highlight(text, [quote, "এই বাক্যটি আইনে নেই"])
+    assert len(hl.found) == 1
+    start, end = hl.found[0]
+    assert "ষাট দিনের লিখিত নোটিশ" in text[start:end]
+    assert "<mark class='lc-span'>" in hl.html and hl.missing == ["এই বাক্যটি আইনে নেই"]
+
+
+def test_highlight_escapes_html_and_merges_overlaps():
+    hl = highlight("a <b> c d e", ["<b> c", "c d"])
+    assert hl.found == [(2, 9)]
+    assert "&lt;b&gt;" in hl.html and "<b>" not in hl.html
+
+
+def test_figures_use_a_bangla_font():
+    comps = TrustComponents(citation_validity=1, span_fidelity=0.5, verdict_score=1, provenance=0.8, confidence=0.7)
+    curve = risk_curve([[(0.9, True), (0.4, False)], [(0.8, True)], [(0.3, False), (0.7, True)]])
+    figs = [
+        trust_components_figure(comps),
+        score_vs_tau_figure(0.7, tau=0.6, alpha=0.1, n=30, created="2026-01-01T00:00:00", labels_sha256="ab" * 32),
+        score_vs_tau_figure(0.7, tau=math.inf, alpha=0.1, n=0),
+        risk_curve_figure(curve, alpha=0.1, tau=0.8, n=3, bound=0.2),
+        role_timeline_figure([{"role": "worker_counsel", "stage": "counsel@d0", "status": "retried", "attempts": 2,
+                               "latency_ms": 12.0}]),
+    ]
+    for fig in figs:
+        assert fig.layout.font.family == FONT_FAMILY
+    assert "τ = ∞" in figs[2].layout.annotations[0].text
+    assert "τ = 0.600" in figs[1].layout.title.text and "labels abababababab" in figs[1].layout.title.text
+
+
+def test_section_neighbourhood_has_typed_edges_and_incoming_refs(graph):
+    nb = section_neighbourhood(graph, "2025:27(1)")
+    kinds = {e.edge for e in nb.edges}
+    assert EdgeType.PARENT in kinds and EdgeType.CROSS_REF in kinds
+    ids = {n.node_id for n in nb.nodes}
+    assert "2025:27" in ids and any(n.focus and n.node_id == "2025:27(1)" for n in nb.nodes)
+    # every edge joins drawn nodes
+    assert all(e.source in ids and e.target in ids for e in nb.edges)
+    with pytest.raises(InputError):
+        section_neighbourhood(graph, "2025:9999")
+
+
+def test_network_html_is_offline_and_carries_bangla_labels(graph):
+    page = network_html(section_neighbourhood(graph, "2025:27"), cited=["2025:27(1)"], evidence=["2025:27(2)"])
+    assert not _REMOTE.search(page)
+    assert "vis.Network" in page or "new vis" in page  # the library is inlined
+    label = "২৭(১)"  # pyvis writes node data as JSON, possibly \u-escaped; the browser decodes both
+    assert (label in page or json.dumps(label)[1:-1] in page) and "Noto Sans Bengali" in page
+    with pytest.raises(InputError):
+        assert_offline('<script src="https://cdn.example/x.js"></script>')
+
+
+def test_hop_trace_graph_draws_seeds_and_hops(graph):
+    a, b = "2025:27(1)", "2025:27(3)"
+    items = [
+        EvidenceItem(node_id=a, section="27", level=Level.SUBSECTION, text=graph.get(a).text, channels=["dense"],
+                     score=1.0, provenance=1.0),
+        EvidenceItem(node_id=b, section="27", level=Level.SUBSECTION, text=graph.get(b).text, channels=["hop"],
+                     score=0.5, provenance=0.8, hop_depth=1, via=a),
+    ]
+    nb = hop_trace_neighbourhood([HopTraceEntry(source=a, edge=EdgeType.CROSS_REF, target=b, depth=1)], items,
+                                 graph=graph)
+    assert {n.node_id for n in nb.nodes} == {a, b}
+    assert nb.edges[0].label == "hop 1"
+
+
+def test_section_view_accepts_bangla_and_ascii_numbers(graph):
+    bn = section_view(graph, "2025", "২৭(৩ক)")
+    en = section_view(graph, "2025", "27(3A)")
+    assert bn.node_id == en.node_id == "2025:27(3A)"
+    assert bn.section_id == "2025:27" and bn.diff is not None
+    assert any(line.focus for line in bn.lines)
+    with pytest.raises(InputError):
+        section_view(graph, "2025", "৯৯৯")
+
+
+def test_parse_results_shapes_and_nan():
+    data = {"dataset": "dev_v1", "configs": {
+        "full": {"kind": "system", "overall": {"citation_based_precision": 0.6, "tglo_rate": 0.5, "n": 10},
+                 "by_category": {"multi_hop": {"citation_based_precision": None, "tglo_rate": 0.4, "n": 4}}},
+        "single_pass_rag": {"kind": "baseline", "overall": {"citation_based_precision": 0.3}},
+    }}
+    res = parse_results(data)
+    assert res.configs == ["full", "single_pass_rag"] and res.categories == ["multi_hop"]
+    mh = next(r for r in res.rows if r.category == "multi_hop")
+    assert math.isnan(mh.metrics["citation_based_precision"]) and mh.n == 4
+    fig = metric_by_category_figure(res, "citation_based_precision")
+    assert fig.data[0].y[0] is None  # NaN is not drawn as 0
+    assert status_share_figure(res, "full").layout.barmode == "stack"
+    flat = parse_results({"overall": {"tglo_rate": 1.0}})
+    assert flat.configs == ["full"]
+    rows = parse_results([{"config": "x", "category": "overall", "latency_s": "2.5"}])
+    assert rows.rows[0].metrics == {"latency_s": 2.5}
+    with pytest.raises(DataError):
+        parse_results({"nothing": "here"})
