@@ -183,7 +183,7 @@ _EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("labourcrew.retrieval.cli_commands", "labourcrew.board.cli_commands"):
+    for mod in ("labourcrew.retrieval.cli_commands", "labourcrew.board.cli_commands", "labourcrew.eval.cli_commands"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -42,7 +42,7 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,7 +55,16 @@ from labourcrew.eval.adapter import UnitFacts
 from labourcrew.gate.trust_gate import coverage, primary_issue
 from labourcrew.graph.statute_graph import StatuteGraph, check_version
 from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, Verdict
-from labourcrew.llm.backend import AuditInput, AuditOutput, CallUsage, CounselInput, CounselOutput, InterpreterInput, InterpreterOutput, RoleBackend
+from labourcrew.llm.backend import (
+    AuditInput,
+    AuditOutput,
+    CallUsage,
+    CounselInput,
+    CounselOutput,
+    InterpreterInput,
+    InterpreterOutput,
+    RoleBackend,
+)
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY
 from labourcrew.retrieval.planner import RetrievalPlan
 from labourcrew.settings import Settings
@@ -397,6 +406,11 @@ class ChunkRetrieval:
             logger.info("chunking %s/%s: %d chunks", self.chunking, version, len(chunks))
             return self._built[version]
 
+    def prepare(self, versions: Sequence[str]) -> None:
+        """Build the chunk indexes (and embeddings) of ``versions`` now, outside any timed run."""
+        for v in versions:
+            self._build(v)
+
     def facts(self, version: str) -> dict[str, UnitFacts]:
         """Unit facts of every chunk of ``version`` (for :class:`~labourcrew.eval.adapter.UnitResolver`)."""
         chunks = self._build(version)[0]
@@ -483,7 +497,15 @@ def _context(graph: StatuteGraph, node_id: str) -> str:
     return section_context(graph, node_id)
 
 
-def regate(result: Any, graph: StatuteGraph, *, checker: bool, auditor: bool) -> tuple[dict[str, bool], str, float]:
+def regate(
+    result: Any,
+    graph: StatuteGraph,
+    *,
+    checker: bool = True,
+    auditor: bool = True,
+    keep_acceptance: bool = False,
+    context_of: Callable[[str], str] | None = None,
+) -> tuple[dict[str, bool], str, float]:
     """Re-decide the categorical Trust Gate of a saved run with checks switched off.
 
     A claim is released when the question has no premise error and (with ``checker``) every
@@ -495,6 +517,9 @@ def regate(result: Any, graph: StatuteGraph, *, checker: bool, auditor: bool) ->
     Args:
         result: a :class:`~labourcrew.board.run.AskResult`.
         graph: the StatuteGraph (coverage context).
+        keep_acceptance: keep the run's own released claims and only recompute coverage and
+            status (chunking ablations, whose chunk ids the gate cannot look up in the graph).
+        context_of: node id -> section text for the coverage check (default: the graph's).
 
     Returns:
         ``(claim id -> released, status, coverage share)``.
@@ -504,6 +529,9 @@ def regate(result: Any, graph: StatuteGraph, *, checker: bool, auditor: bool) ->
 
     accepted: dict[str, bool] = {}
     for c in result.claims:
+        if keep_acceptance:
+            accepted[c.claim_id] = c.accepted
+            continue
         ok = not result.premise_errors
         if checker:
             ok = ok and all(e.verified for e in c.evidence)
@@ -519,7 +547,7 @@ def regate(result: Any, graph: StatuteGraph, *, checker: bool, auditor: bool) ->
     labels = spotting.section_labels if spotting else []
     section_ids = list(dict.fromkeys(n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n))
     primary = primary_issue(spotting, section_ids, result.question)
-    cov = coverage(primary, released, lambda n: _context(graph, n))
+    cov = coverage(primary, released, context_of or (lambda n: _context(graph, n)))
     failed = [r for r, s in result.role_status.items() if s.get("status") == "failed"]
     if not released:
         status = "UNDECIDED"

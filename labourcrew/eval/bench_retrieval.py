@@ -229,18 +229,35 @@ def _build_times(settings: Settings, cold: bool) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="lc-bench-") as tmp:
-        t0 = time.perf_counter()
-        res = build_index(settings, uri=str(Path(tmp) / "cached.db"))
-        out["cached_s"] = round(time.perf_counter() - t0, 2)
-        out["cached_embedded"] = sum(r.embedded for r in res)
-        out["units"] = {r.version: r.units for r in res}
-        if cold:
-            enc = CachedEncoder(make_encoder(settings.index.encoder, settings.index.bge_m3_path), Path(tmp) / "cache")
+        uris = [str(Path(tmp) / "cached.db")]
+        try:
             t0 = time.perf_counter()
-            res = build_index(settings, encoder=enc, uri=str(Path(tmp) / "cold.db"))
-            out["cold_s"] = round(time.perf_counter() - t0, 2)
-            out["cold_embedded"] = sum(r.embedded for r in res)
+            res = build_index(settings, uri=uris[0])
+            out["cached_s"] = round(time.perf_counter() - t0, 2)
+            out["cached_embedded"] = sum(r.embedded for r in res)
+            out["units"] = {r.version: r.units for r in res}
+            if cold:
+                uris.append(str(Path(tmp) / "cold.db"))
+                enc = CachedEncoder(make_encoder(settings.index.encoder, settings.index.bge_m3_path), Path(tmp) / "cache")
+                t0 = time.perf_counter()
+                res = build_index(settings, encoder=enc, uri=uris[1])
+                out["cold_s"] = round(time.perf_counter() - t0, 2)
+                out["cold_embedded"] = sum(r.embedded for r in res)
+        finally:
+            for uri in uris:
+                _release_lite_server(uri)
     return out
+
+
+def _release_lite_server(uri: str) -> None:
+    # MilvusStore.close() closes the client, but Milvus Lite keeps its in-process server (and the
+    # file lock) until the process exits, and then writes into the folder again: stop it first so
+    # the temporary folder can really be removed.
+    try:
+        from milvus_lite.server_manager import server_manager_instance
+    except ImportError:  # a Milvus server URI build, or another pymilvus backend
+        return
+    server_manager_instance.release_server(uri)
 
 
 def run_benchmark(

@@ -408,6 +408,15 @@ def _adapt(config: EvalConfig, record: Any, item: DevItem, resolver: UnitResolve
     if config.regate:
         accepted, status, share = regate(record, graph, checker=config.gate_checker, auditor=config.gate_auditor)
         post = {"accepted": accepted, "status": status, "coverage_share": share}
+    elif config.chunking != "structure":
+        # The board's gate looks cited ids up in the StatuteGraph for coverage; a window id is not
+        # there and a chapter id has no section text: recompute coverage on the chunks' own text.
+        def context_of(node_id: str) -> str:
+            f = resolver.facts(node_id)
+            return f.text if f is not None else ""
+
+        _, status, share = regate(record, graph, keep_acceptance=True, context_of=context_of)
+        post = {"status": status, "coverage_share": share}
     return from_ask_result(record, item, config.name, resolver, halt_on_failure=config.halt_on_failure,
                            labels=labels, **post)
 
@@ -448,6 +457,9 @@ def run_config(
             except DataError as exc:
                 logger.warning("rerunning %s/%s: %s", config.name, it.id, exc)
     todo = [it for it in items if it.id not in records]
+    if config.chunking != "structure":
+        res.port()
+        res.chunk_port(config.chunking, settings).prepare(sorted({it.statute_version for it in items}))
     if todo:
         board = _build_board(config, settings, res, calibration) if config.runner == "board" else None  # type: ignore[arg-type]
         backend = _backend(config, settings, res) if config.runner == "unconstrained_debate" else None

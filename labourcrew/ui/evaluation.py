@@ -20,19 +20,20 @@ from labourcrew.viz.evaluation import (
     status_share_figure,
 )
 
-__all__ = ["EVAL_COMMAND", "result_files", "pick_results_file", "read_results", "render_empty", "render_results"]
+__all__ = ["EVAL_COMMAND", "RESULTS_DIR", "result_files", "pick_results_file", "read_results", "render_empty", "render_results"]
 
 EVAL_COMMAND = "python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json"
 
 
+RESULTS_DIR = REPO_ROOT / "data" / "eval" / "results"
+"""Where ``python -m labourcrew eval`` writes its results (``labourcrew.eval.runner.RESULTS_DIR``)."""
+
+
 def result_files(settings: Settings | None) -> list[Path]:
-    """Candidate results files, newest first: ``<runs_dir>/eval/**/*results*.json`` and
-    ``data/eval/results*.json`` / ``data/eval/results/*.json``."""
-    roots: list[tuple[Path, str]] = [(REPO_ROOT / "data" / "eval", "results*.json"),
-                                     (REPO_ROOT / "data" / "eval" / "results", "*.json")]
+    """Results files, newest first: ``data/eval/results/*.json`` and ``<runs_dir>/eval/**/*results*.json``."""
+    roots: list[tuple[Path, str]] = [(RESULTS_DIR, "*.json")]
     if settings is not None:
-        roots.insert(0, (settings.runs_dir / "eval", "**/*results*.json"))
-        roots.insert(1, (settings.runs_dir, "eval*results*.json"))
+        roots.append((settings.runs_dir / "eval", "**/*results*.json"))
     found: dict[Path, float] = {}
     for root, pattern in roots:
         if root.is_dir():
@@ -78,31 +79,41 @@ def _fmt(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{x:.3f}"
 
 
+_INFO_KEYS = ("dataset", "split", "suite", "backend", "gate_mode", "tau", "n_items", "created")
+
+
 def render_results(results: EvalResults) -> None:
     """Per-category charts, status shares, configuration comparison and the full table."""
-    if results.info:
-        st.caption(" · ".join(f"{k}: {v}" for k, v in results.info.items()))
+    info = [f"{k}: {results.info[k]}" for k in _INFO_KEYS if k in results.info]
+    if info:
+        st.caption(" · ".join(info))
     metrics = results.metrics
     c1, c2 = st.columns([1, 2])
     default_metric = next((m for m in ("citation_based_precision", "cbp", "gold_section_recall", "recall_at_k")
                            if m in metrics), metrics[0] if metrics else None)
     metric = c1.selectbox("মেট্রিক (metric)", metrics, index=metrics.index(default_metric) if default_metric else 0,
                           format_func=lambda m: METRIC_LABELS.get(m, m), key="ev_metric")
-    configs = c2.multiselect("কনফিগারেশন (configs: system, baselines, ablations)", results.configs,
-                             default=results.configs[: min(4, len(results.configs))], key="ev_configs")
+    groups: list[str | None] = [None, *results.groups]
+    group = c2.selectbox("তুলনা (compare)", groups, key="ev_group",
+                         format_func=lambda g: "সিস্টেম ও বেসলাইন (system + baselines)" if g is None
+                         else f"অ্যাবলেশন (ablation): {g}")
+    configs = results.configs_for(group) or results.configs
     if metric:
-        chart(metric_by_category_figure(results, metric, configs or None), key="ev_cat")
+        chart(metric_by_category_figure(results, metric, configs), key="ev_cat")
     c3, c4 = st.columns(2)
     with c3:
-        cfg = st.selectbox("অবস্থার ভাগ — কনফিগারেশন", results.configs, key="ev_status_cfg")
+        cfg = st.selectbox("অবস্থার ভাগ — কনফিগারেশন (status shares of)", results.configs, key="ev_status_cfg",
+                           index=results.configs.index("full") if "full" in results.configs else 0)
         chart(status_share_figure(results, cfg), key="ev_status")
     with c4:
         compare = [m for m in ("citation_based_precision", "gate_verified_citation_precision", "false_accept_rate",
                                "tglo_rate", "risk_direction_index") if m in metrics] or metrics[:3]
-        chart(config_comparison_figure(results, compare), key="ev_compare")
-    st.markdown("#### সারণি (table) — NaN = undefined")
+        chart(config_comparison_figure(results, compare, configs), key="ev_compare")
+    st.markdown("#### সারণি (table) — n/a = undefined (NaN)")
     table = []
     for r in results.rows:
+        if r.config not in configs:
+            continue
         row = {"config": r.config, "kind": r.kind, "category": r.category, "n": _fmt(r.n)}
         row.update({METRIC_LABELS.get(m, m): _fmt(r.metrics.get(m, math.nan)) for m in metrics})
         table.append(row)

@@ -111,14 +111,15 @@ def score_vs_tau_figure(
     fig = go.Figure(
         go.Bar(
             x=[score], y=["S"], orientation="h", marker={"color": colour},
-            text=[f"S = {score:.3f}"], textposition="outside", hovertemplate="S = %{x:.3f}<extra></extra>",
+            text=[f"S = {score:.3f}"], textposition="inside", insidetextanchor="end",
+            hovertemplate="S = %{x:.3f}<extra></extra>",
         )
     )
     prov = [f"τ = {fmt_tau(tau)}", f"α = {alpha:.2f}", f"n = {n}"]
     if mode != "calibrated":
         prov = ["categorical mode: the auditor's verdict decides, τ unused"]
     if created:
-        prov.append(created[:19].replace("T", " "))
+        prov.append(created[:10])
     if labels_sha256:
         prov.append(f"labels {labels_sha256[:12]}")
     if mode == "calibrated" and not math.isinf(tau):
@@ -127,7 +128,8 @@ def score_vs_tau_figure(
     elif mode == "calibrated":
         fig.add_annotation(x=1.0, y=0, xanchor="right", showarrow=False,
                            text="τ = ∞ — ট্রাস্ট গেট বন্ধ (fails closed)", font={"color": "#d93025"})
-    fig.update_layout(**base_layout("স্কোর বনাম τ · " + " · ".join(prov), height=150, showlegend=False))
+    fig.update_layout(**base_layout("স্কোর বনাম τ · score vs τ<br><sup>" + " · ".join(prov) + "</sup>", height=190,
+                                    showlegend=False, margin={"l": 10, "r": 10, "t": 70, "b": 10}))
     fig.update_xaxes(range=[0, 1.05])
     return fig
 

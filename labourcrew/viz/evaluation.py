@@ -76,6 +76,7 @@ class EvalRow(BaseModel):
 
     config: str = Field(description="Configuration name, e.g. 'full', 'single_pass_rag'.")
     kind: str = Field(default="system", description="system, baseline or ablation.")
+    group: str = Field(default="", description="Ablation group (retrieval, chunking, hops, gate, orchestration...).")
     category: str = Field(description="Question category, or 'overall'.")
     n: float = Field(default=math.nan, description="Items behind the row (NaN when not given).")
     metrics: dict[str, float] = Field(description="Metric name -> value; NaN when undefined.")
@@ -98,6 +99,20 @@ class EvalResults(BaseModel):
     def categories(self) -> list[str]:
         """Categories in file order, without ``overall``."""
         return list(dict.fromkeys(r.category for r in self.rows if r.category != OVERALL))
+
+    @property
+    def groups(self) -> list[str]:
+        """Ablation groups in file order (empty names left out)."""
+        return list(dict.fromkeys(r.group for r in self.rows if r.group))
+
+    def configs_for(self, group: str | None) -> list[str]:
+        """The system and baseline configurations (``group`` None), or the system plus one group."""
+        kinds = {r.config: r.kind for r in self.rows}
+        system = [c for c in self.configs if kinds[c] == "system"]
+        if group is None:
+            return system + [c for c in self.configs if kinds[c] == "baseline"]
+        members = list(dict.fromkeys(r.config for r in self.rows if r.group == group))
+        return system + [c for c in members if c not in system]
 
     @property
     def metrics(self) -> list[str]:
@@ -138,16 +153,17 @@ def _metrics(block: Mapping[str, Any]) -> tuple[dict[str, float], float]:
 
 def _rows_of_config(name: str, block: Mapping[str, Any]) -> list[EvalRow]:
     kind = str(block.get("kind", "system"))
+    group = str(block.get("group") or "")
     rows = []
     if isinstance(block.get(OVERALL), Mapping):
         m, n = _metrics(block[OVERALL])
-        rows.append(EvalRow(config=name, kind=kind, category=OVERALL, n=n, metrics=m))
+        rows.append(EvalRow(config=name, kind=kind, group=group, category=OVERALL, n=n, metrics=m))
     cats = block.get("by_category") or block.get("categories") or {}
     if isinstance(cats, Mapping):
         for cat, cb in cats.items():
             if isinstance(cb, Mapping):
                 m, n = _metrics(cb)
-                rows.append(EvalRow(config=name, kind=kind, category=str(cat), n=n, metrics=m))
+                rows.append(EvalRow(config=name, kind=kind, group=group, category=str(cat), n=n, metrics=m))
     return rows
 
 
@@ -173,10 +189,11 @@ def parse_results(data: Any) -> EvalResults:
         for r in data:
             if not isinstance(r, Mapping):
                 continue
-            rest = {k: v for k, v in r.items() if k not in ("config", "kind", "category")}
+            rest = {k: v for k, v in r.items() if k not in ("config", "kind", "group", "category")}
             m, n = _metrics(rest)
             rows.append(EvalRow(config=str(r.get("config", "full")), kind=str(r.get("kind", "system")),
-                                category=str(r.get("category", OVERALL)), n=n, metrics=m))
+                                group=str(r.get("group") or ""), category=str(r.get("category", OVERALL)), n=n,
+                                metrics=m))
     if not rows:
         raise DataError(
             "the evaluation results file holds no metrics",
@@ -229,13 +246,14 @@ def status_share_figure(results: EvalResults, config: str) -> go.Figure:
     return fig
 
 
-def config_comparison_figure(results: EvalResults, metrics: Sequence[str]) -> go.Figure:
-    """Overall value of several metrics side by side for every configuration (baselines, ablations)."""
+def config_comparison_figure(results: EvalResults, metrics: Sequence[str],
+                             configs: Sequence[str] | None = None) -> go.Figure:
+    """Overall value of several metrics side by side per configuration (baselines, ablations)."""
     fig = go.Figure()
     overall = {r.config: r for r in results.rows if r.category == OVERALL}
     for metric in metrics:
         xs, ys = [], []
-        for cfg in results.configs:
+        for cfg in configs or results.configs:
             v = overall[cfg].metrics.get(metric, math.nan) if cfg in overall else math.nan
             xs.append(cfg)
             ys.append(None if math.isnan(v) else v)

@@ -140,13 +140,13 @@ def section_neighbourhood(
 
     Contains the unit's section with all its units (parent edges), the chapter, every proviso
     edge inside the section, cross-references going out of the section and those coming in from
-    other sections (each drawn to the referring/referred unit), plus ``extra_nodes`` (e.g. the
-    run's evidence) when they are in the same version.
+    other sections (each drawn to the referring/referred unit), plus those ``extra_nodes`` (e.g.
+    the run's evidence) of the same version that share an edge with a drawn node.
 
     Args:
         graph: the StatuteGraph.
         node_id: the unit to centre on (any level).
-        extra_nodes: more node ids to include if they exist (drawn with their edges to the rest).
+        extra_nodes: more node ids to include when they exist and connect to the picture.
         max_nodes: cap on the number of nodes (``truncated`` says when it bit).
 
     Returns:
@@ -182,16 +182,19 @@ def section_neighbourhood(
                 b.edge(ref.source, ref.target, EdgeType.CROSS_REF)
     version = focus.version
     for extra in extra_nodes:
-        if extra in graph.units and extra.startswith(f"{version}:") and b.node(extra):
-            for etype, target in graph.neighbours(extra):
+        if extra not in graph.units or not extra.startswith(f"{version}:") or extra in b.nodes:
+            continue
+        # Only extras joined to the picture by an edge: floating nodes would shrink the drawing.
+        out = [(e, t) for e, t in graph.neighbours(extra) if t in b.nodes and e != EdgeType.CHILD]
+        incoming = [n for n in list(b.nodes) if extra in graph.units[n].cross_refs]
+        if (out or incoming) and b.node(extra):
+            for etype, target in out:
                 if etype == EdgeType.PARENT:
                     b.edge(target, extra, etype)
-                elif etype in (EdgeType.PROVISO, EdgeType.CROSS_REF):
+                else:
                     b.edge(extra, target, etype)
-            for other in list(b.nodes):
-                unit = graph.units.get(other)
-                if unit is not None and extra in unit.cross_refs:
-                    b.edge(other, extra, EdgeType.CROSS_REF)
+            for other in incoming:
+                b.edge(other, extra, EdgeType.CROSS_REF)
     return b.done(node_id)
 
 
@@ -311,7 +314,8 @@ def network_html(
                   "smooth": {"type": "dynamic"}},
         "interaction": {"hover": True, "navigationButtons": False},
         "physics": {"stabilization": {"iterations": 200, "fit": True},
-                    "barnesHut": {"springLength": 80, "gravitationalConstant": -2500, "avoidOverlap": 0.3}},
+                    "barnesHut": {"springLength": 80, "gravitationalConstant": -2500, "centralGravity": 0.6,
+                                  "avoidOverlap": 0.3}},
     }
     if hierarchical:
         options["layout"] = {"hierarchical": {"enabled": True, "direction": "UD", "sortMethod": "directed"}}

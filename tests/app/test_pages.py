@@ -168,7 +168,8 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
     assert len(history) == 3
 
 
-def test_evaluation_empty_state_and_results(app_page, app_env):
+def test_evaluation_empty_state_and_results(app_page, app_env, tmp_path, monkeypatch):
+    monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
     at = app_page("pages/5_Evaluation.py").run()
     _no_problem(at)
     assert any("python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json" in c.value for c in at.code)
@@ -242,3 +243,15 @@ def test_api_key_from_streamlit_secrets_is_used_but_never_shown(app_page, monkey
     _no_problem(at)
     texts = "\n".join(_texts(at))
     assert "API key: set" in texts and "SECRET123" not in texts
+
+
+def test_evaluation_page_reads_the_harness_results(app_page):
+    """Whatever ``python -m labourcrew eval`` has written under data/eval/results/ renders."""
+    from labourcrew.ui.evaluation import RESULTS_DIR
+
+    files = sorted(RESULTS_DIR.glob("*.json"))
+    if not files:
+        pytest.skip("no evaluation results committed yet (data/eval/results/*.json)")
+    at = app_page("pages/5_Evaluation.py").run()
+    _no_problem(at)
+    assert len(at.get("plotly_chart")) == 3 and at.dataframe

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labourcrew.eval.metrics import (
-    METRICS,
     METRIC_NAMES,
+    METRICS,
     EvalCitation,
     EvalClaim,
     EvalRun,

@@ -107,9 +107,12 @@ def test_parse_results_shapes_and_nan():
         "full": {"kind": "system", "overall": {"citation_based_precision": 0.6, "tglo_rate": 0.5, "n": 10},
                  "by_category": {"multi_hop": {"citation_based_precision": None, "tglo_rate": 0.4, "n": 4}}},
         "single_pass_rag": {"kind": "baseline", "overall": {"citation_based_precision": 0.3}},
+        "hop_0": {"kind": "ablation", "group": "hops", "overall": {"citation_based_precision": 0.5}},
     }}
     res = parse_results(data)
-    assert res.configs == ["full", "single_pass_rag"] and res.categories == ["multi_hop"]
+    assert res.configs == ["full", "single_pass_rag", "hop_0"] and res.categories == ["multi_hop"]
+    assert res.groups == ["hops"]
+    assert res.configs_for(None) == ["full", "single_pass_rag"] and res.configs_for("hops") == ["full", "hop_0"]
     mh = next(r for r in res.rows if r.category == "multi_hop")
     assert math.isnan(mh.metrics["citation_based_precision"]) and mh.n == 4
     fig = metric_by_category_figure(res, "citation_based_precision")

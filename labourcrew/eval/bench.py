@@ -1,0 +1,391 @@
+"""The benchmark (issue 6): ``python -m labourcrew bench [--json]``.
+
+Measured in one process, in this order, and printed next to the issue's targets (reported, never
+asserted -- wall-clock numbers depend on the machine and its load):
+
+1. **retrieval** (reusing :func:`labourcrew.eval.bench_retrieval.run_benchmark`): index build time
+   into a temporary Milvus Lite file -- *cached* (embeddings from the committed cache) and *cold*
+   (empty embedding cache; skipped with ``--no-cold``) -- and per-question latency p50/p95 and
+   recall of the **flat baseline** (``flat512``: 512-token windows, dense search) and of the full
+   pipeline (``hybrid_hop``) on the same questions;
+2. **board, offline backend**: the full configuration over the reporting split (``--board-items``
+   of it), one item at a time: latency p50/p95, release statuses, and the quality targets
+   (Gate-Verified Citation Precision, multi-hop Citation-Based Precision) from the same runs --
+   with the categorical decision re-derived from the runs when the calibrated gate fails closed
+   (no calibration record: nothing released, nothing to measure);
+3. **LLM calls**: the board's own call accounting (``AskResult.usage``) with every language-role
+   call counted as one chat call (:class:`~labourcrew.llm.fakes.OneCallPerRole` over the offline
+   backend): calls per question and on the critical path (per question and per retrieval round);
+   the ``openai`` backend is timed only when an endpoint is configured;
+4. **memory**: peak resident memory of this process (which holds everything the app holds: the
+   StatuteGraph, the encoder, the Milvus Lite client, the board) and of it plus its children (the
+   Milvus Lite server), sampled every 0.2 s with psutil;
+5. **eval throughput** with 1 and 2 workers on the same (warm) items.
+
+Ratios are given against the flat baseline measured in the same run.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import resource
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from labourcrew.eval.ablations import get_config, regate
+from labourcrew.eval.datasets import DEFAULT_DATASET, DevItem, load_dataset
+from labourcrew.eval.metrics import EvalRun
+from labourcrew.eval.metrics.citation_based_precision import CitationBasedPrecision
+from labourcrew.eval.metrics.gate_verified_citation_precision import GateVerifiedCitationPrecision
+from labourcrew.eval.splits import select_split
+from labourcrew.settings import Settings, load_settings
+
+__all__ = ["TARGETS", "run_bench", "format_bench", "MemorySampler"]
+
+logger = logging.getLogger(__name__)
+
+TARGETS: dict[str, tuple[str, float, str]] = {
+    "offline_board_p50_s": ("<=", 10.0, "offline board p50 latency per question (s)"),
+    "peak_rss_gb": ("<=", 3.0, "peak resident memory of the app process (GB)"),
+    "gate_verified_citation_precision": (">=", 0.995, "Gate-Verified Citation Precision"),
+    "multi_hop_citation_based_precision": (">=", 0.55, "multi-hop Citation-Based Precision (paper: 0.412)"),
+}
+
+
+class MemorySampler:
+    """Samples the RSS of this process and of it plus its children (psutil) in a thread."""
+
+    def __init__(self, interval_s: float = 0.2):
+        import psutil
+
+        self.proc = psutil.Process()
+        self.interval = interval_s
+        self.peak_self = 0
+        self.peak_total = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
+
+    def sample(self) -> None:
+        import psutil
+
+        try:
+            own = self.proc.memory_info().rss
+            kids = 0
+            for c in self.proc.children(recursive=True):
+                try:
+                    kids += c.memory_info().rss
+                except psutil.Error:
+                    continue
+        except psutil.Error:
+            return
+        self.peak_self = max(self.peak_self, own)
+        self.peak_total = max(self.peak_total, own + kids)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> MemorySampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sample()
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if values else math.nan
+
+
+def _ratio(a: float | None, b: float | None) -> float:
+    if a is None or b is None or not math.isfinite(a) or not math.isfinite(b) or b == 0:
+        return math.nan
+    return a / b
+
+
+def _spread(items: Sequence[DevItem], n: int | None) -> list[DevItem]:
+    """``n`` items spread evenly over ``items`` (all when ``n`` is None or larger)."""
+    if n is None or n >= len(items):
+        return list(items)
+    idx = np.linspace(0, len(items) - 1, n).round().astype(int)
+    return [items[i] for i in dict.fromkeys(int(i) for i in idx)]
+
+
+def _retrieval_part(settings: Settings, res: Any, dataset: Path, cold: bool, limit: int | None,
+                    progress: Callable[[str], None] | None) -> dict[str, Any]:
+    from labourcrew.eval.bench_retrieval import load_dev, run_benchmark
+
+    out = run_benchmark(settings, retriever=res.port().retriever, items=load_dev([dataset]), configs=("flat512", "hybrid_hop"),
+                        limit=limit, cold=cold, build_times=True, progress=progress)
+    flat = out["configs"]["flat512"]["overall"]
+    full = out["configs"]["hybrid_hop"]["overall"]
+    out["ratio_to_flat"] = {m: _ratio(full.get(m), flat.get(m)) for m in ("recall@5", "recall@10", "mrr", "p50_ms", "p95_ms")}
+    out.pop("ratio_to_dense", None)
+    return out
+
+
+def _quality(runs: Sequence[EvalRun]) -> dict[str, float]:
+    multi = [r for r in runs if r.category == "multi_hop"]
+    return {
+        "gate_verified_citation_precision": GateVerifiedCitationPrecision()(runs),
+        "multi_hop_citation_based_precision": CitationBasedPrecision()(multi),
+        "citation_based_precision": CitationBasedPrecision()(runs),
+        "released_runs": float(sum(1 for r in runs if r.released())),
+    }
+
+
+def _board_part(settings: Settings, res: Any, items: Sequence[DevItem], workdir: Path,
+                progress: Callable[[str], None] | None) -> tuple[dict[str, Any], list[EvalRun]]:
+    from labourcrew.eval.adapter import UnitResolver, from_ask_result
+    from labourcrew.eval.runner import EvalOptions, run_config
+
+    opts = EvalOptions(workers=1, resume=False, runs_dir=workdir)
+    if progress:
+        progress(f"board (offline): {len(items)} questions, one at a time")
+    cr = run_config(get_config("full"), items, opts=opts, res=res)
+    lat = [r.latency_s for r in cr.runs if r.latency_s is not None]
+    statuses: dict[str, int] = {}
+    for r in cr.runs:
+        key = r.status or "halted"
+        statuses[key] = statuses.get(key, 0) + 1
+    fail_closed = cr.calibration is not None and cr.calibration.fail_closed and cr.settings.gate.mode == "calibrated"
+    runs = cr.runs
+    decision = cr.settings.gate.mode
+    if fail_closed:  # nothing is released: measure quality on the categorical decision of the same runs
+        resolver = UnitResolver(res.graph)
+        by_id = {it.id: it for it in items}
+        runs = []
+        for run, record in zip(cr.runs, cr.records, strict=True):
+            accepted, status, share = regate(record, res.graph)
+            runs.append(from_ask_result(record, by_id[run.item_id], "full", resolver, accepted=accepted, status=status,
+                                        coverage_share=share))
+        decision = "categorical (re-derived from the same runs: the calibrated gate fails closed)"
+    out = {
+        "backend": "offline",
+        "n": len(cr.runs),
+        "p50_s": _pct(lat, 50),
+        "p95_s": _pct(lat, 95),
+        "mean_s": float(np.mean(lat)) if lat else math.nan,
+        "statuses": statuses,
+        "gate_mode": cr.settings.gate.mode,
+        "tau": "inf" if cr.calibration is None or math.isinf(cr.calibration.tau) else cr.calibration.tau,
+        "quality_decision": decision,
+        "quality": _quality(runs),
+    }
+    return out, runs
+
+
+def _llm_calls_part(settings: Settings, res: Any, items: Sequence[DevItem]) -> dict[str, Any]:
+    from labourcrew.board.build import build_board
+    from labourcrew.board.deps import BoardDeps
+    from labourcrew.board.run import ask
+    from labourcrew.gate.crc import load_calibration
+    from labourcrew.llm.fakes import OneCallPerRole
+
+    backend = OneCallPerRole(res.offline_backend())
+    deps = BoardDeps(graph=res.graph, retrieval=res.port(), backend=backend,
+                     calibration=load_calibration(settings.gate.calibration_path, settings.gate.alpha))
+    board = build_board(settings, deps)
+    per_q, seq_q, per_round_seq, rounds = [], [], [], []
+    for it in items:
+        r = ask(it.question_bn, version=it.statute_version, board=board, save=False)
+        per_q.append(sum(u.llm_calls for u in r.usage))
+        seq_q.append(sum(u.sequential_llm_calls for u in r.usage))
+        per_round_seq += [u.sequential_llm_calls for u in r.usage]
+        rounds.append(r.rounds)
+    return {
+        "method": "one chat call per language-role call (OneCallPerRole over the offline backend)",
+        "n": len(items),
+        "calls_per_question_mean": float(np.mean(per_q)) if per_q else math.nan,
+        "calls_per_question_max": max(per_q, default=0),
+        "critical_path_per_question_mean": float(np.mean(seq_q)) if seq_q else math.nan,
+        "critical_path_per_question_max": max(seq_q, default=0),
+        "critical_path_per_round_mean": float(np.mean(per_round_seq)) if per_round_seq else math.nan,
+        "critical_path_per_round_max": max(per_round_seq, default=0),
+        "retrieval_rounds_mean": float(np.mean(rounds)) if rounds else math.nan,
+        "goal_sequential_per_round": 6,
+    }
+
+
+def _openai_part(settings: Settings) -> dict[str, Any]:
+    if not (settings.llm.base_url and settings.llm.model):
+        return {"skipped": "no OpenAI-compatible endpoint configured (LABOURCREW_LLM__BASE_URL, LABOURCREW_LLM__MODEL)"}
+    return {"skipped": "the openai backend is timed with: python -m labourcrew eval --backend openai --split report "
+                       "(latency_s, llm_calls and sequential_llm_calls columns); not run inside the benchmark"}
+
+
+def _throughput_part(res: Any, items: Sequence[DevItem], workdir: Path,
+                     progress: Callable[[str], None] | None) -> dict[str, Any]:
+    from labourcrew.eval.runner import EvalOptions, run_config
+
+    out: dict[str, Any] = {"n": len(items)}
+    for workers in (1, 2):
+        if progress:
+            progress(f"eval throughput: {len(items)} items with {workers} worker(s)")
+        opts = EvalOptions(workers=workers, resume=False, runs_dir=workdir / f"w{workers}")
+        t0 = time.perf_counter()
+        run_config(get_config("full"), items, opts=opts, res=res)
+        secs = time.perf_counter() - t0
+        out[f"workers_{workers}"] = {"seconds": round(secs, 2), "items_per_s": len(items) / secs if secs > 0 else math.nan}
+    out["speedup_2_vs_1"] = _ratio(out["workers_2"]["items_per_s"], out["workers_1"]["items_per_s"])
+    return out
+
+
+def _targets(result: dict[str, Any]) -> list[dict[str, Any]]:
+    measured = {
+        "offline_board_p50_s": result.get("board", {}).get("offline", {}).get("p50_s"),
+        "peak_rss_gb": (result.get("memory", {}).get("peak_rss_total_mb") or math.nan) / 1024,
+        "gate_verified_citation_precision": result.get("board", {}).get("offline", {}).get("quality", {}).get(
+            "gate_verified_citation_precision"),
+        "multi_hop_citation_based_precision": result.get("board", {}).get("offline", {}).get("quality", {}).get(
+            "multi_hop_citation_based_precision"),
+    }
+    rows = []
+    for key, (op, target, label) in TARGETS.items():
+        v = measured.get(key)
+        ok = None
+        if v is not None and math.isfinite(v):
+            ok = v <= target if op == "<=" else v >= target
+        rows.append({"target": key, "label": label, "op": op, "value": target, "measured": v, "met": ok})
+    return rows
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def run_bench(
+    *,
+    settings: Settings | None = None,
+    retrieval: bool = True,
+    cold: bool = True,
+    board_items: int | None = None,
+    throughput_items: int = 24,
+    llm_items: int = 20,
+    dataset: Path | None = None,
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    resources: Any = None,
+) -> dict[str, Any]:
+    """Run the benchmark (module docstring).
+
+    Args:
+        settings: settings (default :func:`~labourcrew.settings.load_settings`).
+        retrieval: run the retrieval part (index build, flat baseline).
+        cold: include the cold index build.
+        board_items: reporting-split items for the board part (None: all of them).
+        throughput_items: items for the 1 vs 2 worker throughput.
+        llm_items: items for the LLM call count.
+        dataset: dev JSONL (default data/eval/dev_v1.jsonl).
+        limit: first N questions of the retrieval part.
+        resources: shared :class:`~labourcrew.eval.runner.EvalResources` (default: opened here and
+            closed at the end; tests inject lexical retrieval and skip the retrieval part).
+
+    Returns:
+        A JSON-ready dict: ``retrieval``, ``board`` (``offline``, ``openai``), ``llm_calls``,
+        ``memory``, ``throughput``, ``ratios_to_flat``, ``targets``; NaN written as None.
+
+    Raises:
+        IndexNotBuiltError: no vector index.
+    """
+    from labourcrew.eval.runner import EvalResources
+
+    settings = settings or load_settings()
+    dataset = dataset or DEFAULT_DATASET
+    report = select_split(load_dataset(dataset), "report")
+    own = resources is None
+    res = resources or EvalResources(settings)
+    result: dict[str, Any] = {"dataset": str(dataset), "machine_note": "2 cores, numbers reported not asserted"}
+    t_all = time.perf_counter()
+    try:
+        with MemorySampler() as mem, tempfile.TemporaryDirectory(prefix="lc-bench-eval-") as tmp:
+            workdir = Path(tmp)
+            res.port()
+            if retrieval:
+                if progress:
+                    progress("retrieval: index build (cached" + (", cold" if cold else "") + "), flat512 vs hybrid_hop")
+                result["retrieval"] = _retrieval_part(settings, res, dataset, cold, limit, progress)
+            board, _ = _board_part(settings, res, _spread(report, board_items), workdir / "board", progress)
+            result["board"] = {"offline": board, "openai": _openai_part(settings)}
+            if progress:
+                progress(f"LLM call structure: {llm_items} questions")
+            result["llm_calls"] = _llm_calls_part(settings, res, _spread(report, llm_items))
+            result["throughput"] = _throughput_part(res, _spread(report, throughput_items), workdir / "tp", progress)
+        result["memory"] = {
+            "peak_rss_self_mb": round(mem.peak_self / 2**20, 1),
+            "peak_rss_total_mb": round(mem.peak_total / 2**20, 1),
+            "ru_maxrss_self_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "note": "this process holds what the app holds (graph, encoder, Milvus Lite client, board); "
+                    "total adds its child processes (the Milvus Lite server)",
+        }
+    finally:
+        if own:
+            res.close()
+    ratios: dict[str, Any] = {}
+    if "retrieval" in result:
+        flat = result["retrieval"]["configs"]["flat512"]["overall"]
+        ratios["retrieval_hybrid_hop"] = result["retrieval"]["ratio_to_flat"]
+        ratios["board_p50_vs_flat_retrieval_p50"] = _ratio(result["board"]["offline"]["p50_s"] * 1000, flat.get("p50_ms"))
+        ratios["board_p95_vs_flat_retrieval_p95"] = _ratio(result["board"]["offline"]["p95_s"] * 1000, flat.get("p95_ms"))
+    result["ratios_to_flat"] = ratios
+    result["targets"] = _targets(result)
+    result["seconds"] = round(time.perf_counter() - t_all, 1)
+    return _clean(result)
+
+
+def _f(v: Any, nd: int = 3) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    return str(v)
+
+
+def format_bench(result: dict[str, Any]) -> str:
+    """A readable report of :func:`run_bench`'s result."""
+    lines = ["LabourCrew benchmark (reported, not asserted)", ""]
+    r = result.get("retrieval")
+    if r:
+        lines.append(f"index build: {r.get('index_build')}")
+        for name in ("flat512", "hybrid_hop"):
+            o = r["configs"][name]["overall"]
+            lines.append(f"retrieval {name:<11} R@5 {_f(o.get('recall@5'))}  R@10 {_f(o.get('recall@10'))}  "
+                         f"MRR {_f(o.get('mrr'))}  p50 {_f(o.get('p50_ms'), 1)} ms  p95 {_f(o.get('p95_ms'), 1)} ms")
+        lines.append("hybrid_hop / flat512: " + ", ".join(f"{k} {_f(v, 2)}" for k, v in r["ratio_to_flat"].items()))
+    b = result["board"]["offline"]
+    lines += ["", f"board offline: n={b['n']}  p50 {_f(b['p50_s'])} s  p95 {_f(b['p95_s'])} s  statuses {b['statuses']}",
+              f"  gate {b['gate_mode']} (τ {b['tau']}); quality from: {b['quality_decision']}",
+              f"  quality: {b['quality']}",
+              f"board openai: {result['board']['openai']}"]
+    c = result["llm_calls"]
+    lines.append(f"LLM calls/question: mean {_f(c['calls_per_question_mean'], 2)} (max {c['calls_per_question_max']}); "
+                 f"critical path/question mean {_f(c['critical_path_per_question_mean'], 2)}, "
+                 f"per round mean {_f(c['critical_path_per_round_mean'], 2)} max {c['critical_path_per_round_max']} (goal <= 6)")
+    m = result["memory"]
+    lines.append(f"peak RSS: self {m['peak_rss_self_mb']} MB, with children {m['peak_rss_total_mb']} MB")
+    t = result["throughput"]
+    lines.append(f"eval throughput ({t['n']} items): 1 worker {_f(t['workers_1']['items_per_s'], 2)} items/s, "
+                 f"2 workers {_f(t['workers_2']['items_per_s'], 2)} items/s (x{_f(t['speedup_2_vs_1'], 2)})")
+    if result.get("ratios_to_flat"):
+        lines.append(f"ratios to the flat baseline: {result['ratios_to_flat']}")
+    lines += ["", f"{'target':<48}{'goal':>12}{'measured':>12}  met"]
+    for row in result["targets"]:
+        lines.append(f"{row['label']:<48}{row['op'] + ' ' + str(row['value']):>12}{_f(row['measured']):>12}  "
+                     f"{'yes' if row['met'] else ('no' if row['met'] is False else 'n/a')}")
+    return "\n".join(lines)

@@ -1,0 +1,229 @@
+"""CLI sub-commands of the evaluation phase, registered by :func:`labourcrew.cli._load_extensions`.
+
+* ``eval [--dataset FILE] [--config NAME ...] [--split all|calibration|report] [--backend offline|openai]
+  [--gate-mode calibrated|categorical] [--workers N] [--limit N] [--no-resume] [--json]``
+  -- run configurations, write ``data/eval/results/<config>[.<split>].json``, print the table;
+* ``eval --suite paper [--group G ...]`` -- every baseline and ablation, one comparison table
+  (``data/eval/results/paper_suite[.<split>].json``);
+* ``eval --make-splits [--seed N] [--calibration-fraction F] [--force]`` -- write
+  ``data/eval/splits.json``;
+* ``eval --list-configs``; ``eval --config full --split calibration --export-claims FILE.jsonl``
+  -- candidate claims for calibration labelling;
+* ``bench [--json]`` -- the whole benchmark (:mod:`labourcrew.eval.bench`); ``bench retrieval``
+  stays the retrieval benchmark of :mod:`labourcrew.retrieval.cli_commands`, ``bench board``
+  runs the board part only.
+
+Bad input raises :class:`~labourcrew.errors.InputError` (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from labourcrew.errors import InputError
+
+__all__ = ["register", "cmd_eval", "cmd_bench"]
+
+log = logging.getLogger(__name__)
+
+
+def _quiet() -> None:
+    # Milvus Lite's in-process gRPC server logs a harmless traceback per collection.
+    logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
+
+
+def _progress(a: argparse.Namespace):
+    return None if a.json else (lambda m: print(m, file=sys.stderr, flush=True))
+
+
+def _opts(a: argparse.Namespace):
+    from labourcrew.eval.runner import EvalOptions
+
+    if a.workers < 1:
+        raise InputError(f"--workers must be >= 1, got {a.workers}")
+    if a.fault_rate is not None and not 0.0 <= a.fault_rate <= 1.0:
+        raise InputError(f"--fault-rate must be in [0, 1], got {a.fault_rate}")
+    return EvalOptions(
+        preset=a.preset, backend=a.backend, gate_mode=a.gate_mode, fault_rate=a.fault_rate, workers=a.workers,
+        resume=not a.no_resume, labels_path=Path(a.labels) if a.labels else None,
+    )
+
+
+def _make_splits(a: argparse.Namespace) -> int:
+    from labourcrew.eval.datasets import load_dataset
+    from labourcrew.eval.splits import SPLITS_PATH, make_splits, write_splits
+
+    if SPLITS_PATH.exists() and not a.force:
+        raise InputError(f"{SPLITS_PATH} exists; the split is fixed once made (use --force to rewrite it)")
+    splits = make_splits(load_dataset(a.dataset), seed=a.seed, calibration_fraction=a.calibration_fraction,
+                         dataset=a.dataset)
+    path = write_splits(splits)
+    out = {"path": str(path), "calibration": len(splits.calibration), "report": len(splits.report), "counts": splits.counts}
+    print(json.dumps(out, ensure_ascii=False) if a.json else json.dumps(out, ensure_ascii=False, indent=1))
+    return 0
+
+
+def cmd_eval(a: argparse.Namespace) -> int:
+    """``eval``: run configurations or the paper suite, write results, print the table."""
+    from labourcrew.eval.ablations import CONFIGS, SUITE, get_config, suite_configs
+
+    if a.make_splits:
+        return _make_splits(a)
+    if a.list_configs:
+        rows = [{"name": c.name, "kind": c.kind, "group": c.group, "description": c.description} for c in CONFIGS.values()]
+        if a.json:
+            print(json.dumps({"configs": rows, "suite": SUITE}, ensure_ascii=False))
+        else:
+            for r in rows:
+                print(f"{r['name']:<28}{r['group']:<15}{r['description']}")
+        return 0
+    if a.suite and a.config:
+        raise InputError("give either --suite or --config, not both")
+    if a.suite and a.suite != "paper":
+        raise InputError(f"unknown suite {a.suite!r}; known: paper")
+    if a.group and not a.suite:
+        raise InputError("--group selects groups of --suite paper")
+    if a.export_claims and (a.suite or len(a.config or []) > 1):
+        raise InputError("--export-claims needs exactly one board configuration (e.g. --config full)")
+    _quiet()
+    from labourcrew.eval.runner import (
+        EvalResources,
+        default_items,
+        export_claims,
+        format_table,
+        results_path,
+        results_payload,
+        run_configs,
+        suite_groups,
+        write_results,
+    )
+    from labourcrew.settings import load_settings
+
+    opts = _opts(a)
+    items = default_items(a.dataset, a.split, a.limit)
+    configs = suite_configs(a.group) if a.suite else [get_config(n) for n in (a.config or ["full"])]
+    base = load_settings(a.preset, **({"board": {"backend": a.backend}} if a.backend else {}))
+    res = EvalResources(base)
+    try:
+        runs = run_configs(configs, items, opts=opts, res=res, progress=_progress(a))
+        groups = suite_groups(a.group) if a.suite else None
+        payload = results_payload(runs, dataset=a.dataset, split=a.split, suite="paper" if a.suite else None, groups=groups)
+        if a.ragas:
+            from labourcrew.eval.ragas_extra import ragas_metrics
+
+            for cr in runs:
+                payload["configs"][cr.config.name]["ragas"] = ragas_metrics(cr.records, items)
+        name = "paper_suite" if a.suite else (configs[0].name if len(configs) == 1 else "configs")
+        if not a.no_write:
+            path = write_results(payload, Path(a.out) if a.out else results_path(name, a.split))
+            payload["results_file"] = str(path)
+        if a.export_claims:
+            n = export_claims(runs[0], items, Path(a.export_claims), res.graph)
+            payload["exported_claims"] = {"file": a.export_claims, "claims": n}
+    finally:
+        res.close()
+    if a.json:
+        print(json.dumps(payload, ensure_ascii=False))
+    else:
+        print(format_table(payload))
+        for key in ("results_file", "exported_claims"):
+            if key in payload:
+                print(f"{key}: {payload[key]}")
+    return 0
+
+
+def cmd_bench(a: argparse.Namespace) -> int:
+    """``bench``: the whole benchmark (``bench board``: without the retrieval part)."""
+    from labourcrew.eval.bench import format_bench, run_bench
+    from labourcrew.settings import load_settings
+
+    _quiet()
+    if (a.board_items is not None and a.board_items < 1) or a.throughput_items < 1:
+        raise InputError("--board-items and --throughput-items must be >= 1")
+    overrides = {}
+    if getattr(a, "encoder", None):
+        overrides["index__encoder"] = a.encoder
+    if getattr(a, "uri", None):
+        overrides["index__uri"] = a.uri
+    result = run_bench(
+        settings=load_settings(**overrides),
+        retrieval=getattr(a, "bench_part", "all") != "board",
+        cold=not getattr(a, "no_cold", False),
+        board_items=a.board_items,
+        throughput_items=a.throughput_items,
+        dataset=Path(a.dataset[0]) if getattr(a, "dataset", None) else None,
+        limit=getattr(a, "limit", None),
+        progress=None if a.json else (lambda m: print(m, file=sys.stderr, flush=True)),
+    )
+    print(json.dumps(result, ensure_ascii=False, default=str) if a.json else format_bench(result))
+    return 0
+
+
+def _eval_parser(sub: argparse._SubParsersAction) -> None:
+    from labourcrew.eval.datasets import DEFAULT_DATASET
+    from labourcrew.eval.splits import DEFAULT_CALIBRATION_FRACTION, DEFAULT_SEED, SPLIT_NAMES
+
+    e = sub.add_parser("eval", help="evaluate the board, baselines and ablations on the dev set")
+    e.add_argument("--dataset", default=str(DEFAULT_DATASET), help="dev JSONL (default data/eval/dev_v1.jsonl)")
+    e.add_argument("--config", action="append", help="configuration(s) to run (default: full); see --list-configs")
+    e.add_argument("--suite", help="'paper': every baseline and ablation, one comparison table")
+    e.add_argument("--group", action="append", help="suite group(s) only (baselines, retrieval, chunking, ...)")
+    e.add_argument("--split", default="all", choices=list(SPLIT_NAMES), help="items: all, calibration or report")
+    e.add_argument("--backend", choices=["offline", "openai"], help="model backend of the language roles")
+    e.add_argument("--preset", help="settings preset (default LABOURCREW_PRESET or offline)")
+    e.add_argument("--gate-mode", choices=["calibrated", "categorical"],
+                   help="gate mode of configurations that do not set one (default: the settings')")
+    e.add_argument("--fault-rate", type=float, help="fault rate of the orchestration group (default LABOURCREW_FAULT_RATE or 0.02)")
+    e.add_argument("--workers", type=int, default=2, help="items answered in parallel (threads; default 2)")
+    e.add_argument("--limit", type=int, help="only the first N items of the split")
+    e.add_argument("--no-resume", action="store_true", help="rerun items even when a finished run exists")
+    e.add_argument("--labels", help="annotation store for the false-accept rate (default next to the calibration record)")
+    e.add_argument("--out", help="results file (default data/eval/results/<config|paper_suite>[.<split>].json)")
+    e.add_argument("--no-write", action="store_true", help="do not write a results file")
+    e.add_argument("--ragas", action="store_true", help="also compute RAGAS metrics (needs a judge endpoint and ragas)")
+    e.add_argument("--export-claims", metavar="FILE.jsonl", help="write every candidate claim for labelling")
+    e.add_argument("--make-splits", action="store_true", help="write data/eval/splits.json (calibration/report split)")
+    e.add_argument("--seed", type=int, default=DEFAULT_SEED, help="split seed (with --make-splits)")
+    e.add_argument("--calibration-fraction", type=float, default=DEFAULT_CALIBRATION_FRACTION,
+                   help="share of each category for calibration (with --make-splits)")
+    e.add_argument("--force", action="store_true", help="rewrite an existing split file (with --make-splits)")
+    e.add_argument("--list-configs", action="store_true", help="list the configurations and the suite")
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=cmd_eval)
+
+
+def _bench_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cold", action="store_true", help="skip the cold index build (minutes)")
+    p.add_argument("--board-items", type=int, help="report-split items for board latency (default: all of them)")
+    p.add_argument("--throughput-items", type=int, default=24, help="items for the 1 vs 2 worker throughput (default 24)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``eval`` and make ``bench`` run the whole benchmark (``bench board`` added).
+
+    ``bench`` itself is created by the retrieval phase (with ``bench retrieval``); when it exists,
+    its default action becomes the whole benchmark and its options are extended, else it is
+    created here.
+    """
+    _eval_parser(sub)
+    bench = sub.choices.get("bench")
+    if bench is None:
+        bench = sub.add_parser("bench", help="benchmarks (default: all of them)")
+        bench.add_argument("--json", action="store_true")
+        bench.add_argument("--dataset", action="append")
+        bench.add_argument("--limit", type=int)
+        bsub = bench.add_subparsers(dest="sub", required=False, parser_class=sub._parser_class)
+    else:
+        bsub = next(x for x in bench._actions if isinstance(x, argparse._SubParsersAction))
+    _bench_options(bench)
+    bench.set_defaults(func=cmd_bench, bench_part="all")
+    board = bsub.add_parser("board", help="board latency, LLM calls, memory and eval throughput")
+    board.add_argument("--json", action="store_true")
+    board.add_argument("--dataset", action="append")
+    board.add_argument("--limit", type=int)
+    _bench_options(board)
+    board.set_defaults(func=cmd_bench, bench_part="board")

@@ -1,0 +1,30 @@
+"""The eval/bench command line: listing, bad input (exit code 2), bench wiring."""
+
+from __future__ import annotations
+
+import json
+
+from labourcrew.cli import _load_extensions, build_parser, main
+
+
+def test_list_configs_json(capsys):
+    assert main(["eval", "--list-configs", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "full" in {c["name"] for c in out["configs"]}
+    assert set(out["suite"]) == {"baselines", "retrieval", "chunking", "hop_depth", "gate", "orchestration"}
+
+
+def test_bad_input_exits_2(capsys):
+    assert main(["eval", "--config", "nope", "--no-write", "--json"]) == 2
+    assert main(["eval", "--suite", "tiny"]) == 2
+    assert main(["eval", "--group", "gate"]) == 2
+    assert main(["eval", "--split", "report", "--limit", "0", "--no-write"]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_bench_keeps_retrieval_and_adds_board():
+    _load_extensions()
+    p = build_parser()
+    assert p.parse_args(["bench", "--json"]).func.__name__ == "cmd_bench"
+    assert p.parse_args(["bench", "board", "--board-items", "3"]).bench_part == "board"
+    assert p.parse_args(["bench", "retrieval"]).func.__name__ == "cmd_bench_retrieval"
