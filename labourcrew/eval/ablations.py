@@ -105,7 +105,9 @@ class EvalConfig(BaseModel):
 
     name: str = Field(description="Configuration name (results key, run sub-folder).")
     kind: Literal["system", "baseline", "ablation"] = Field(description="system, baseline or ablation.")
-    group: str = Field(description="Suite group: system, baselines, retrieval, chunking, hop_depth, gate, orchestration.")
+    group: str = Field(
+        description="Suite group: system, baselines, retrieval, chunking, hop_depth, gate, orchestration."
+    )
     description: str = Field(description="What differs from the full system, for people.")
     runner: Literal["board", "single_pass_rag", "unconstrained_debate"] = Field(
         default="board", description="What answers: the board or a baseline."
@@ -114,10 +116,16 @@ class EvalConfig(BaseModel):
     channels: list[Literal["dense", "lexical", "exact"]] | None = Field(
         default=None, description="Retrieval channels (None: all)."
     )
-    hops: int | None = Field(default=None, ge=0, le=3, description="Link Hopper depth for every question (None: per-type ceilings).")
-    planner: bool = Field(default=True, description="False: a fixed plan (the whole question, k=10, 2 hops) replaces the planner's.")
+    hops: int | None = Field(
+        default=None, ge=0, le=3, description="Link Hopper depth for every question (None: per-type ceilings)."
+    )
+    planner: bool = Field(
+        default=True, description="False: a fixed plan (the whole question, k=10, 2 hops) replaces the planner's."
+    )
     chunking: Chunking = Field(default="structure", description="Citable units: the StatuteGraph's, or other chunks.")
-    reentry: bool = Field(default=True, description="False: the Trust Auditor's retrieval requests are dropped (no re-entry).")
+    reentry: bool = Field(
+        default=True, description="False: the Trust Auditor's retrieval requests are dropped (no re-entry)."
+    )
     faults: bool = Field(default=False, description="Run with the suite's fault rate (orchestration group).")
     halt_on_failure: bool = Field(default=False, description="Post-hoc: any irrecoverable role failure halts the run.")
     gate_checker: bool = Field(default=True, description="Post-hoc gate: the Citation Checker's verdict counts.")
@@ -129,11 +137,12 @@ class EvalConfig(BaseModel):
         return not (self.gate_checker and self.gate_auditor)
 
     def signature(self) -> dict[str, Any]:
-        """What determines the runs themselves (post-hoc fields excluded): configurations with
-        equal signatures and settings share their runs."""
+        """What determines the runs besides the settings (post-hoc fields and the overrides, which
+        the settings hash covers, excluded): configurations with equal signatures and equal
+        effective settings share their runs."""
         return self.model_dump(
             mode="json",
-            include={"runner", "overrides", "channels", "hops", "planner", "chunking", "reentry", "faults"},
+            include={"runner", "channels", "hops", "planner", "chunking", "reentry", "faults"},
         )
 
 
@@ -145,46 +154,131 @@ CONFIGS: dict[str, EvalConfig] = {
     c.name: c
     for c in [
         _c("full", "system", "system", "the full system: hybrid retrieval, planner, Link Hopper, board, audit, gate"),
-        _c("single_pass_rag", "baseline", "baselines", "retrieve once, top 3 pack units as the answer; no deliberation, audit or gate",
-           runner="single_pass_rag"),
-        _c("unconstrained_debate", "baseline", "baselines",
-           "counsels retrieve directly (dense / BM25) and cite without the EEP; no audit or gate",
-           runner="unconstrained_debate"),
+        _c(
+            "single_pass_rag",
+            "baseline",
+            "baselines",
+            "retrieve once, top 3 pack units as the answer; no deliberation, audit or gate",
+            runner="single_pass_rag",
+        ),
+        _c(
+            "unconstrained_debate",
+            "baseline",
+            "baselines",
+            "counsels retrieve directly (dense / BM25) and cite without the EEP; no audit or gate",
+            runner="unconstrained_debate",
+        ),
         _c("ret_dense", "ablation", "retrieval", "dense channel only, no hops", channels=["dense"], hops=0),
-        _c("ret_dense_lexical", "ablation", "retrieval", "dense + BM25, no exact match, no hops",
-           channels=["dense", "lexical"], hops=0),
-        _c("ret_dense_hops_no_planner", "ablation", "retrieval",
-           "dense channel, Link Hopper, fixed plan instead of the planner (whole question, k=10, 2 hops)",
-           channels=["dense"], planner=False),
-        _c("chunk_fixed512", "ablation", "chunking", "fixed 512-token windows over the text (no structure)",
-           chunking="fixed512"),
+        _c(
+            "ret_dense_lexical",
+            "ablation",
+            "retrieval",
+            "dense + BM25, no exact match, no hops",
+            channels=["dense", "lexical"],
+            hops=0,
+        ),
+        _c(
+            "ret_dense_hops_no_planner",
+            "ablation",
+            "retrieval",
+            "dense channel, Link Hopper, fixed plan instead of the planner (whole question, k=10, 2 hops)",
+            channels=["dense"],
+            planner=False,
+        ),
+        _c(
+            "chunk_fixed512",
+            "ablation",
+            "chunking",
+            "fixed 512-token windows over the text (no structure)",
+            chunking="fixed512",
+        ),
         _c("chunk_chapters", "ablation", "chunking", "whole chapters as citable units", chunking="chapters"),
-        _c("chunk_sections", "ablation", "chunking", "whole sections as citable units (no sub-units)",
-           chunking="sections"),
-        *[_c(f"hop_{d}", "ablation", "hop_depth", f"Link Hopper depth {d} for every question type", hops=d)
-          for d in range(4)],
-        _c("gate_categorical", "ablation", "gate", "categorical gate: citations verified and auditor SUPPORT",
-           overrides={"gate": {"mode": "categorical"}}),
-        _c("gate_no_checker", "ablation", "gate", "categorical gate without the Citation Checker (auditor SUPPORT only)",
-           overrides={"gate": {"mode": "categorical"}}, gate_checker=False),
-        _c("gate_no_auditor", "ablation", "gate", "categorical gate without the Trust Auditor (citations verified only)",
-           overrides={"gate": {"mode": "categorical"}}, gate_auditor=False),
-        _c("gate_neither", "ablation", "gate", "no gate checks: every claim released",
-           overrides={"gate": {"mode": "categorical"}}, gate_checker=False, gate_auditor=False),
-        _c("gate_calibrated", "ablation", "gate", "calibrated gate (conformal risk control) at alpha = 0.10",
-           overrides={"gate": {"mode": "calibrated", "alpha": 0.10}}),
-        _c("orch_no_supervision", "ablation", "orchestration",
-           "faults injected; no supervision: no retry, and any role failure halts the run",
-           overrides={"board": {"role_retries": 0}}, faults=True, reentry=False, halt_on_failure=True),
-        _c("orch_no_retry", "ablation", "orchestration",
-           "faults injected; Supervisor fallbacks, no retry, no re-entry",
-           overrides={"board": {"role_retries": 0}}, faults=True, reentry=False),
-        _c("orch_retry", "ablation", "orchestration",
-           "faults injected; Supervisor fallbacks + retries (2), no re-entry",
-           overrides={"board": {"role_retries": 2}}, faults=True, reentry=False),
-        _c("orch_full", "ablation", "orchestration",
-           "faults injected; full Supervisor: fallbacks + retries (2) + retrieval re-entry",
-           overrides={"board": {"role_retries": 2}}, faults=True),
+        _c(
+            "chunk_sections",
+            "ablation",
+            "chunking",
+            "whole sections as citable units (no sub-units)",
+            chunking="sections",
+        ),
+        *[
+            _c(f"hop_{d}", "ablation", "hop_depth", f"Link Hopper depth {d} for every question type", hops=d)
+            for d in range(4)
+        ],
+        _c(
+            "gate_categorical",
+            "ablation",
+            "gate",
+            "categorical gate: citations verified and auditor SUPPORT",
+            overrides={"gate": {"mode": "categorical"}},
+        ),
+        _c(
+            "gate_no_checker",
+            "ablation",
+            "gate",
+            "categorical gate without the Citation Checker (auditor SUPPORT only)",
+            overrides={"gate": {"mode": "categorical"}},
+            gate_checker=False,
+        ),
+        _c(
+            "gate_no_auditor",
+            "ablation",
+            "gate",
+            "categorical gate without the Trust Auditor (citations verified only)",
+            overrides={"gate": {"mode": "categorical"}},
+            gate_auditor=False,
+        ),
+        _c(
+            "gate_neither",
+            "ablation",
+            "gate",
+            "no gate checks: every claim released",
+            overrides={"gate": {"mode": "categorical"}},
+            gate_checker=False,
+            gate_auditor=False,
+        ),
+        _c(
+            "gate_calibrated",
+            "ablation",
+            "gate",
+            "calibrated gate (conformal risk control) at alpha = 0.10",
+            overrides={"gate": {"mode": "calibrated", "alpha": 0.10}},
+        ),
+        _c(
+            "orch_no_supervision",
+            "ablation",
+            "orchestration",
+            "faults injected; no supervision: no retry, and any role failure halts the run",
+            overrides={"board": {"role_retries": 0}},
+            faults=True,
+            reentry=False,
+            halt_on_failure=True,
+        ),
+        _c(
+            "orch_no_retry",
+            "ablation",
+            "orchestration",
+            "faults injected; Supervisor fallbacks, no retry, no re-entry",
+            overrides={"board": {"role_retries": 0}},
+            faults=True,
+            reentry=False,
+        ),
+        _c(
+            "orch_retry",
+            "ablation",
+            "orchestration",
+            "faults injected; Supervisor fallbacks + retries (2), no re-entry",
+            overrides={"board": {"role_retries": 2}},
+            faults=True,
+            reentry=False,
+        ),
+        _c(
+            "orch_full",
+            "ablation",
+            "orchestration",
+            "faults injected; full Supervisor: fallbacks + retries (2) + retrieval re-entry",
+            overrides={"board": {"role_retries": 2}},
+            faults=True,
+        ),
     ]
 }
 
@@ -241,8 +335,17 @@ def _items(graph: StatuteGraph, hits: Sequence[Any]) -> list[EvidenceItem]:
     out = []
     for h in hits:
         u = graph.units[h.node_id]
-        out.append(EvidenceItem(node_id=h.node_id, section=u.section, level=u.level, text=u.text,
-                                channels=list(h.channels), score=h.score, provenance=1.0))
+        out.append(
+            EvidenceItem(
+                node_id=h.node_id,
+                section=u.section,
+                level=u.level,
+                text=u.text,
+                channels=list(h.channels),
+                score=h.score,
+                provenance=1.0,
+            )
+        )
     return out
 
 
@@ -260,8 +363,15 @@ class VariantRetrieval:
         pack_cap: Evidence Pack cap.
     """
 
-    def __init__(self, inner: RetrievalPort, *, channels: Sequence[str] | None = None, hops: int | None = None,
-                 planner: bool = True, pack_cap: int = 24):
+    def __init__(
+        self,
+        inner: RetrievalPort,
+        *,
+        channels: Sequence[str] | None = None,
+        hops: int | None = None,
+        planner: bool = True,
+        pack_cap: int = 24,
+    ):
         self.inner = inner
         self.graph = inner.graph
         self.channels = tuple(channels) if channels is not None else None
@@ -276,8 +386,13 @@ class VariantRetrieval:
     def _plan(self, plan: RetrievalPlan) -> RetrievalPlan:
         if not self.planner and plan.queries:
             plan = RetrievalPlan(
-                question_type=plan.question_type, queries=[plan.queries[0]], expansion_terms=[], k=NO_PLANNER_K,
-                hops=NO_PLANNER_HOPS, edge_types={EdgeType.PROVISO, EdgeType.CROSS_REF}, seeds=[],
+                question_type=plan.question_type,
+                queries=[plan.queries[0]],
+                expansion_terms=[],
+                k=NO_PLANNER_K,
+                hops=NO_PLANNER_HOPS,
+                edge_types={EdgeType.PROVISO, EdgeType.CROSS_REF},
+                seeds=[],
             )
         if self.hops is not None:
             plan = plan.model_copy(update={"hops": self.hops})
@@ -324,8 +439,17 @@ def make_chunks(graph: StatuteGraph, version: str, chunking: Chunking, token_cou
         for s in sections:
             text = graph.section_text(s.node_id)
             if text.strip():
-                out.append(Chunk(node_id=s.node_id, label=s.label, level=Level.SECTION, section=s.label,
-                                 sections=[s.label], text=text, search_text=f"{s.title or ''} {text}".strip()))
+                out.append(
+                    Chunk(
+                        node_id=s.node_id,
+                        label=s.label,
+                        level=Level.SECTION,
+                        section=s.label,
+                        sections=[s.label],
+                        text=text,
+                        search_text=f"{s.title or ''} {text}".strip(),
+                    )
+                )
         return out
     if chunking == "chapters":
         out = []
@@ -333,9 +457,17 @@ def make_chunks(graph: StatuteGraph, version: str, chunking: Chunking, token_cou
             secs = [s for s in sections if s.chapter == ch.chapter]
             text = " ".join(t for t in (graph.section_text(s.node_id) for s in secs) if t)
             if text.strip():
-                out.append(Chunk(node_id=ch.node_id, label=ch.label, level=Level.CHAPTER, section=None,
-                                 sections=[s.label for s in secs], text=text,
-                                 search_text=f"{ch.text} {text}".strip()))
+                out.append(
+                    Chunk(
+                        node_id=ch.node_id,
+                        label=ch.label,
+                        level=Level.CHAPTER,
+                        section=None,
+                        sections=[s.label for s in secs],
+                        text=text,
+                        search_text=f"{ch.text} {text}".strip(),
+                    )
+                )
         return out
     if chunking == "fixed512":
         from labourcrew.eval.bench_retrieval import build_flat_windows
@@ -343,8 +475,15 @@ def make_chunks(graph: StatuteGraph, version: str, chunking: Chunking, token_cou
         counter = token_count or (lambda t: max(1, len(t) // 3))
         fw = build_flat_windows(graph, version, counter)
         return [
-            Chunk(node_id=f"{version}:w{i:03d}", label=f"w{i:03d}", level=Level.PARAGRAPH,
-                  section=secs[0] if secs else None, sections=list(secs), text=text, search_text=text)
+            Chunk(
+                node_id=f"{version}:w{i:03d}",
+                label=f"w{i:03d}",
+                level=Level.PARAGRAPH,
+                section=secs[0] if secs else None,
+                sections=list(secs),
+                text=text,
+                search_text=text,
+            )
             for i, (text, secs) in enumerate(zip(fw.texts, fw.sections, strict=True))
         ]
     raise InputError(f"unknown chunking {chunking!r}")
@@ -366,8 +505,15 @@ class ChunkRetrieval:
         cache_dir: embedding cache for chunk passages (kept out of the committed cache).
     """
 
-    def __init__(self, graph: StatuteGraph, chunking: Chunking, settings: Settings, *, encoder: Any = None,
-                 cache_dir: Path | None = None):
+    def __init__(
+        self,
+        graph: StatuteGraph,
+        chunking: Chunking,
+        settings: Settings,
+        *,
+        encoder: Any = None,
+        cache_dir: Path | None = None,
+    ):
         self.graph = graph
         self.chunking = chunking
         self.settings = settings
@@ -388,8 +534,12 @@ class ChunkRetrieval:
 
             counter = getattr(self.encoder, "token_count", None)
             chunks = make_chunks(self.graph, version, self.chunking, counter)
-            lex = LexicalIndex.build([c.node_id for c in chunks], [c.search_text for c in chunks],
-                                     k1=self.settings.retrieval.bm25_k1, b=self.settings.retrieval.bm25_b)
+            lex = LexicalIndex.build(
+                [c.node_id for c in chunks],
+                [c.search_text for c in chunks],
+                k1=self.settings.retrieval.bm25_k1,
+                b=self.settings.retrieval.bm25_b,
+            )
             vectors = None
             if self.encoder is not None:
                 from labourcrew.retrieval.embed_cache import CachedEncoder
@@ -414,8 +564,10 @@ class ChunkRetrieval:
     def facts(self, version: str) -> dict[str, UnitFacts]:
         """Unit facts of every chunk of ``version`` (for :class:`~labourcrew.eval.adapter.UnitResolver`)."""
         chunks = self._build(version)[0]
-        return {c.node_id: UnitFacts(label=c.label, sections=tuple(c.sections), container=True, text=c.text, linked=())
-                for c in chunks}
+        return {
+            c.node_id: UnitFacts(label=c.label, sections=tuple(c.sections), container=True, text=c.text, linked=())
+            for c in chunks
+        }
 
     def search(self, plan: RetrievalPlan, version: str) -> list[EvidenceItem]:
         from labourcrew.retrieval.lexical import tokenize
@@ -440,14 +592,25 @@ class ChunkRetrieval:
                 ranked["lexical"] = [n for n, _ in lex.search(text, CANDIDATE_DEPTH)]
             if exact:
                 ranked["exact"] = list(dict.fromkeys(exact))
-            for node, score, ranks in rrf_fuse(ranked, self.settings.retrieval.fusion_weights, self.settings.retrieval.rrf_k)[: plan.k]:
+            for node, score, ranks in rrf_fuse(
+                ranked, self.settings.retrieval.fusion_weights, self.settings.retrieval.rrf_k
+            )[: plan.k]:
                 best, chans = merged.get(node, (0.0, set()))
                 merged[node] = (max(best, score), chans | set(ranks))
         items = []
         for node, (score, chans) in sorted(merged.items(), key=lambda kv: (-kv[1][0], kv[0])):
             c = by_id[node]
-            items.append(EvidenceItem(node_id=node, section=c.section, level=c.level, text=c.text,
-                                      channels=sorted(chans), score=score, provenance=1.0))
+            items.append(
+                EvidenceItem(
+                    node_id=node,
+                    section=c.section,
+                    level=c.level,
+                    text=c.text,
+                    channels=sorted(chans),
+                    score=score,
+                    provenance=1.0,
+                )
+            )
         return items
 
     def expand(self, direct: list[EvidenceItem], plan: RetrievalPlan, version: str) -> EvidencePack:
@@ -539,13 +702,23 @@ def regate(
             ok = ok and c.verdict == Verdict.SUPPORT
         accepted[c.claim_id] = ok
     released = [
-        Claim(claim_id=c.claim_id, side=c.side, text=c.text, evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence],
-              confidence=c.trust_components.confidence, challenge_to=c.challenge_to, round=c.round)
-        for c in result.claims if accepted[c.claim_id]
+        Claim(
+            claim_id=c.claim_id,
+            side=c.side,
+            text=c.text,
+            evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence],
+            confidence=c.trust_components.confidence,
+            challenge_to=c.challenge_to,
+            round=c.round,
+        )
+        for c in result.claims
+        if accepted[c.claim_id]
     ]
     spotting = IssueSpotting.model_validate(result.spotting) if result.spotting else None
     labels = spotting.section_labels if spotting else []
-    section_ids = list(dict.fromkeys(n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n))
+    section_ids = list(
+        dict.fromkeys(n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n)
+    )
     primary = primary_issue(spotting, section_ids, result.question)
     cov = coverage(primary, released, context_of or (lambda n: _context(graph, n)))
     failed = [r for r, s in result.role_status.items() if s.get("status") == "failed"]

@@ -92,7 +92,9 @@ class UnitResolver:
         f = self.facts(node_id)
         if f is None:
             return PackEntry(node_id=node_id, label=node_id.split(":", 1)[-1], sections=[], hop_depth=hop_depth)
-        return PackEntry(node_id=node_id, label=f.label, sections=list(f.sections), container=f.container, hop_depth=hop_depth)
+        return PackEntry(
+            node_id=node_id, label=f.label, sections=list(f.sections), container=f.container, hop_depth=hop_depth
+        )
 
     def citation(self, node_id: str, span: str, *, on_pack: bool, checker_ok: bool | None) -> EvalCitation:
         f = self.facts(node_id)
@@ -151,7 +153,9 @@ def from_ask_result(
         ok = accepted.get(c.claim_id, c.accepted) if accepted is not None else c.accepted
         label = None
         if labels:
-            label = labels.get((result.run_id, c.claim_id)) or labels.get((result.run_id, f"{result.run_id}:{c.claim_id}"))
+            label = labels.get((result.run_id, c.claim_id)) or labels.get(
+                (result.run_id, f"{result.run_id}:{c.claim_id}")
+            )
         claims.append(
             EvalClaim(
                 claim_id=c.claim_id,
@@ -203,7 +207,10 @@ def from_baseline(result: BaselineResult, item: DevItem, config: str, resolver: 
             cits.append(resolver.citation(r.node_id, r.span, on_pack=item_on_pack is not None, checker_ok=checker_ok))
         claims.append(
             EvalClaim(
-                claim_id=c.claim_id, side=c.side.value, challenge_to=c.challenge_to, accepted=True,
+                claim_id=c.claim_id,
+                side=c.side.value,
+                challenge_to=c.challenge_to,
+                accepted=True,
                 citations=cits,
             )
         )

@@ -81,7 +81,9 @@ class BaselineResult(BaseModel):
     llm_calls: int = Field(ge=0, description="Chat-model calls.")
     sequential_llm_calls: int = Field(ge=0, description="Chat-model calls on the critical path.")
     coverage_share: float = Field(ge=0.0, le=1.0, description="Trust-Gate coverage share of the answer's claims.")
-    premise_errors: list[str] = Field(default_factory=list, description="Sections the question names that do not exist.")
+    premise_errors: list[str] = Field(
+        default_factory=list, description="Sections the question names that do not exist."
+    )
     error: str | None = Field(default=None, description="Set when the baseline itself stopped.")
 
 
@@ -100,7 +102,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _retrieve(question: str, version: str, graph: StatuteGraph, port: RetrievalPort, settings: Settings) -> tuple[IssueSpotting, EvidencePack, list[str]]:
+def _retrieve(
+    question: str, version: str, graph: StatuteGraph, port: RetrievalPort, settings: Settings
+) -> tuple[IssueSpotting, EvidencePack, list[str]]:
     spotting = spot_issues(question)
     plan = make_plan(spotting, settings, graph=graph, version=version)
     direct = port.search(plan, version)
@@ -135,15 +139,29 @@ def single_pass_rag(
             continue
         claims.append(
             Claim(
-                claim_id=f"r{len(claims) + 1}", side=Side.INTERPRETER, text=item.text,
-                evidence=[EvidenceRef(node_id=item.node_id, span=item.text)], confidence=min(1.0, item.provenance),
+                claim_id=f"r{len(claims) + 1}",
+                side=Side.INTERPRETER,
+                text=item.text,
+                evidence=[EvidenceRef(node_id=item.node_id, span=item.text)],
+                confidence=min(1.0, item.provenance),
             )
         )
     return BaselineResult(
-        run_id=uuid.uuid4().hex[:12], created=_now(), baseline="single_pass_rag", question=question,
-        statute_version=version, backend="none", question_type=spotting.question_type.value, pack=pack,
-        claims=claims, latency_s=round(clock() - t0, 4), retrieval_rounds=1, deliberation_rounds=0,
-        llm_calls=0, sequential_llm_calls=0, coverage_share=_coverage(spotting, claims, graph, version),
+        run_id=uuid.uuid4().hex[:12],
+        created=_now(),
+        baseline="single_pass_rag",
+        question=question,
+        statute_version=version,
+        backend="none",
+        question_type=spotting.question_type.value,
+        pack=pack,
+        claims=claims,
+        latency_s=round(clock() - t0, 4),
+        retrieval_rounds=1,
+        deliberation_rounds=0,
+        llm_calls=0,
+        sequential_llm_calls=0,
+        coverage_share=_coverage(spotting, claims, graph, version),
         premise_errors=premise,
     )
 
@@ -164,8 +182,17 @@ def _direct_pack(graph: StatuteGraph, hits: list[tuple[str, float]]) -> Evidence
         if u is None or node_id in seen:
             continue
         seen.add(node_id)
-        items.append(EvidenceItem(node_id=node_id, section=u.section, level=u.level, text=u.text,
-                                  channels=["direct"], score=float(score), provenance=1.0))
+        items.append(
+            EvidenceItem(
+                node_id=node_id,
+                section=u.section,
+                level=u.level,
+                text=u.text,
+                channels=["direct"],
+                score=float(score),
+                provenance=1.0,
+            )
+        )
     return EvidencePack(items=items)
 
 
@@ -189,10 +216,13 @@ def _claims_from(side: Side, proposed: list[ProposedClaim], start: int, round_: 
         try:  # no EEP: only the claim's shape is checked, never the ledger
             out.append(
                 Claim(
-                    claim_id=f"{prefix}{k}", side=side, text=p.text,
+                    claim_id=f"{prefix}{k}",
+                    side=side,
+                    text=p.text,
                     evidence=[EvidenceRef(node_id=c.node_id, span=c.span) for c in p.citations],
                     confidence=p.confidence,
-                    challenge_to=p.challenge_to if p.challenge_to in known else None, round=round_,
+                    challenge_to=p.challenge_to if p.challenge_to in known else None,
+                    round=round_,
                 )
             )
         except ValidationError as exc:
@@ -225,8 +255,15 @@ def unconstrained_debate(
         fresh: list[Claim] = []
         for side in (Side.WORKER, Side.EMPLOYER):
             others = [c for c in claims if c.side not in (side, Side.INTERPRETER)] if round_ else []
-            inp = CounselInput(side=side, question=question, issues=issues, facts=[],
-                               pack=private.get(side, ledger), round=round_, other_claims=others)
+            inp = CounselInput(
+                side=side,
+                question=question,
+                issues=issues,
+                facts=[],
+                pack=private.get(side, ledger),
+                round=round_,
+                other_claims=others,
+            )
             out, usage = backend.counsel(inp)
             usage = usage if isinstance(usage, CallUsage) else CallUsage(backend="unknown")
             calls += usage.llm_calls
@@ -244,11 +281,21 @@ def unconstrained_debate(
     if out_i.governing_rule is not None:
         claims += _claims_from(Side.INTERPRETER, [out_i.governing_rule], 1, 0, set())
     return BaselineResult(
-        run_id=uuid.uuid4().hex[:12], created=_now(), baseline="unconstrained_debate", question=question,
-        statute_version=version, backend=backend.name, question_type=spotting.question_type.value, pack=ledger,
+        run_id=uuid.uuid4().hex[:12],
+        created=_now(),
+        baseline="unconstrained_debate",
+        question=question,
+        statute_version=version,
+        backend=backend.name,
+        question_type=spotting.question_type.value,
+        pack=ledger,
         private_packs={s.value: [i.node_id for i in p.items] for s, p in private.items()},
-        claims=claims, latency_s=round(clock() - t0, 4), retrieval_rounds=1,
+        claims=claims,
+        latency_s=round(clock() - t0, 4),
+        retrieval_rounds=1,
         deliberation_rounds=2 if any(c.round == 1 for c in claims) else 1,
-        llm_calls=calls, sequential_llm_calls=seq, coverage_share=_coverage(spotting, claims, graph, version),
+        llm_calls=calls,
+        sequential_llm_calls=seq,
+        coverage_share=_coverage(spotting, claims, graph, version),
         premise_errors=premise,
     )

@@ -18,8 +18,9 @@ asserted -- wall-clock numbers depend on the machine and its load):
    backend): calls per question and on the critical path (per question and per retrieval round);
    the ``openai`` backend is timed only when an endpoint is configured;
 4. **memory**: peak resident memory of this process (which holds everything the app holds: the
-   StatuteGraph, the encoder, the Milvus Lite client, the board) and of it plus its children (the
-   Milvus Lite server), sampled every 0.2 s with psutil;
+   StatuteGraph, the encoder, Milvus Lite, the board) and of it plus its child processes (none with
+   the Milvus Lite versions that run in-process; a server subprocess would be counted), sampled
+   every 0.2 s with psutil;
 5. **eval throughput** with 1 and 2 workers on the same (warm) items.
 
 Ratios are given against the flat baseline measured in the same run.
@@ -121,15 +122,26 @@ def _spread(items: Sequence[DevItem], n: int | None) -> list[DevItem]:
     return [items[i] for i in dict.fromkeys(int(i) for i in idx)]
 
 
-def _retrieval_part(settings: Settings, res: Any, dataset: Path, cold: bool, limit: int | None,
-                    progress: Callable[[str], None] | None) -> dict[str, Any]:
+def _retrieval_part(
+    settings: Settings, res: Any, dataset: Path, cold: bool, limit: int | None, progress: Callable[[str], None] | None
+) -> dict[str, Any]:
     from labourcrew.eval.bench_retrieval import load_dev, run_benchmark
 
-    out = run_benchmark(settings, retriever=res.port().retriever, items=load_dev([dataset]), configs=("flat512", "hybrid_hop"),
-                        limit=limit, cold=cold, build_times=True, progress=progress)
+    out = run_benchmark(
+        settings,
+        retriever=res.port().retriever,
+        items=load_dev([dataset]),
+        configs=("flat512", "hybrid_hop"),
+        limit=limit,
+        cold=cold,
+        build_times=True,
+        progress=progress,
+    )
     flat = out["configs"]["flat512"]["overall"]
     full = out["configs"]["hybrid_hop"]["overall"]
-    out["ratio_to_flat"] = {m: _ratio(full.get(m), flat.get(m)) for m in ("recall@5", "recall@10", "mrr", "p50_ms", "p95_ms")}
+    out["ratio_to_flat"] = {
+        m: _ratio(full.get(m), flat.get(m)) for m in ("recall@5", "recall@10", "mrr", "p50_ms", "p95_ms")
+    }
     out.pop("ratio_to_dense", None)
     return out
 
@@ -144,8 +156,9 @@ def _quality(runs: Sequence[EvalRun]) -> dict[str, float]:
     }
 
 
-def _board_part(settings: Settings, res: Any, items: Sequence[DevItem], workdir: Path,
-                progress: Callable[[str], None] | None) -> tuple[dict[str, Any], list[EvalRun]]:
+def _board_part(
+    settings: Settings, res: Any, items: Sequence[DevItem], workdir: Path, progress: Callable[[str], None] | None
+) -> tuple[dict[str, Any], list[EvalRun]]:
     from labourcrew.eval.adapter import UnitResolver, from_ask_result
     from labourcrew.eval.runner import EvalOptions, run_config
 
@@ -167,8 +180,11 @@ def _board_part(settings: Settings, res: Any, items: Sequence[DevItem], workdir:
         runs = []
         for run, record in zip(cr.runs, cr.records, strict=True):
             accepted, status, share = regate(record, res.graph)
-            runs.append(from_ask_result(record, by_id[run.item_id], "full", resolver, accepted=accepted, status=status,
-                                        coverage_share=share))
+            runs.append(
+                from_ask_result(
+                    record, by_id[run.item_id], "full", resolver, accepted=accepted, status=status, coverage_share=share
+                )
+            )
         decision = "categorical (re-derived from the same runs: the calibrated gate fails closed)"
     out = {
         "backend": "offline",
@@ -193,8 +209,12 @@ def _llm_calls_part(settings: Settings, res: Any, items: Sequence[DevItem]) -> d
     from labourcrew.llm.fakes import OneCallPerRole
 
     backend = OneCallPerRole(res.offline_backend())
-    deps = BoardDeps(graph=res.graph, retrieval=res.port(), backend=backend,
-                     calibration=load_calibration(settings.gate.calibration_path, settings.gate.alpha))
+    deps = BoardDeps(
+        graph=res.graph,
+        retrieval=res.port(),
+        backend=backend,
+        calibration=load_calibration(settings.gate.calibration_path, settings.gate.alpha),
+    )
     board = build_board(settings, deps)
     per_q, seq_q, per_round_seq, rounds = [], [], [], []
     for it in items:
@@ -220,12 +240,15 @@ def _llm_calls_part(settings: Settings, res: Any, items: Sequence[DevItem]) -> d
 def _openai_part(settings: Settings) -> dict[str, Any]:
     if not (settings.llm.base_url and settings.llm.model):
         return {"skipped": "no OpenAI-compatible endpoint configured (LABOURCREW_LLM__BASE_URL, LABOURCREW_LLM__MODEL)"}
-    return {"skipped": "the openai backend is timed with: python -m labourcrew eval --backend openai --split report "
-                       "(latency_s, llm_calls and sequential_llm_calls columns); not run inside the benchmark"}
+    return {
+        "skipped": "the openai backend is timed with: python -m labourcrew eval --backend openai --split report "
+        "(latency_s, llm_calls and sequential_llm_calls columns); not run inside the benchmark"
+    }
 
 
-def _throughput_part(res: Any, items: Sequence[DevItem], workdir: Path,
-                     progress: Callable[[str], None] | None) -> dict[str, Any]:
+def _throughput_part(
+    res: Any, items: Sequence[DevItem], workdir: Path, progress: Callable[[str], None] | None
+) -> dict[str, Any]:
     from labourcrew.eval.runner import EvalOptions, run_config
 
     out: dict[str, Any] = {"n": len(items)}
@@ -236,7 +259,10 @@ def _throughput_part(res: Any, items: Sequence[DevItem], workdir: Path,
         t0 = time.perf_counter()
         run_config(get_config("full"), items, opts=opts, res=res)
         secs = time.perf_counter() - t0
-        out[f"workers_{workers}"] = {"seconds": round(secs, 2), "items_per_s": len(items) / secs if secs > 0 else math.nan}
+        out[f"workers_{workers}"] = {
+            "seconds": round(secs, 2),
+            "items_per_s": len(items) / secs if secs > 0 else math.nan,
+        }
     out["speedup_2_vs_1"] = _ratio(out["workers_2"]["items_per_s"], out["workers_1"]["items_per_s"])
     return out
 
@@ -245,10 +271,14 @@ def _targets(result: dict[str, Any]) -> list[dict[str, Any]]:
     measured = {
         "offline_board_p50_s": result.get("board", {}).get("offline", {}).get("p50_s"),
         "peak_rss_gb": (result.get("memory", {}).get("peak_rss_total_mb") or math.nan) / 1024,
-        "gate_verified_citation_precision": result.get("board", {}).get("offline", {}).get("quality", {}).get(
-            "gate_verified_citation_precision"),
-        "multi_hop_citation_based_precision": result.get("board", {}).get("offline", {}).get("quality", {}).get(
-            "multi_hop_citation_based_precision"),
+        "gate_verified_citation_precision": result.get("board", {})
+        .get("offline", {})
+        .get("quality", {})
+        .get("gate_verified_citation_precision"),
+        "multi_hop_citation_based_precision": result.get("board", {})
+        .get("offline", {})
+        .get("quality", {})
+        .get("multi_hop_citation_based_precision"),
     }
     rows = []
     for key, (op, target, label) in TARGETS.items():
@@ -331,8 +361,8 @@ def run_bench(
             "peak_rss_self_mb": round(mem.peak_self / 2**20, 1),
             "peak_rss_total_mb": round(mem.peak_total / 2**20, 1),
             "ru_maxrss_self_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "note": "this process holds what the app holds (graph, encoder, Milvus Lite client, board); "
-                    "total adds its child processes (the Milvus Lite server)",
+            "note": "this process holds what the app holds (graph, encoder, Milvus Lite, board); "
+            "total adds its child processes, if any",
         }
     finally:
         if own:
@@ -341,8 +371,12 @@ def run_bench(
     if "retrieval" in result:
         flat = result["retrieval"]["configs"]["flat512"]["overall"]
         ratios["retrieval_hybrid_hop"] = result["retrieval"]["ratio_to_flat"]
-        ratios["board_p50_vs_flat_retrieval_p50"] = _ratio(result["board"]["offline"]["p50_s"] * 1000, flat.get("p50_ms"))
-        ratios["board_p95_vs_flat_retrieval_p95"] = _ratio(result["board"]["offline"]["p95_s"] * 1000, flat.get("p95_ms"))
+        ratios["board_p50_vs_flat_retrieval_p50"] = _ratio(
+            result["board"]["offline"]["p50_s"] * 1000, flat.get("p50_ms")
+        )
+        ratios["board_p95_vs_flat_retrieval_p95"] = _ratio(
+            result["board"]["offline"]["p95_s"] * 1000, flat.get("p95_ms")
+        )
     result["ratios_to_flat"] = ratios
     result["targets"] = _targets(result)
     result["seconds"] = round(time.perf_counter() - t_all, 1)
@@ -365,27 +399,38 @@ def format_bench(result: dict[str, Any]) -> str:
         lines.append(f"index build: {r.get('index_build')}")
         for name in ("flat512", "hybrid_hop"):
             o = r["configs"][name]["overall"]
-            lines.append(f"retrieval {name:<11} R@5 {_f(o.get('recall@5'))}  R@10 {_f(o.get('recall@10'))}  "
-                         f"MRR {_f(o.get('mrr'))}  p50 {_f(o.get('p50_ms'), 1)} ms  p95 {_f(o.get('p95_ms'), 1)} ms")
+            lines.append(
+                f"retrieval {name:<11} R@5 {_f(o.get('recall@5'))}  R@10 {_f(o.get('recall@10'))}  "
+                f"MRR {_f(o.get('mrr'))}  p50 {_f(o.get('p50_ms'), 1)} ms  p95 {_f(o.get('p95_ms'), 1)} ms"
+            )
         lines.append("hybrid_hop / flat512: " + ", ".join(f"{k} {_f(v, 2)}" for k, v in r["ratio_to_flat"].items()))
     b = result["board"]["offline"]
-    lines += ["", f"board offline: n={b['n']}  p50 {_f(b['p50_s'])} s  p95 {_f(b['p95_s'])} s  statuses {b['statuses']}",
-              f"  gate {b['gate_mode']} (τ {b['tau']}); quality from: {b['quality_decision']}",
-              f"  quality: {b['quality']}",
-              f"board openai: {result['board']['openai']}"]
+    lines += [
+        "",
+        f"board offline: n={b['n']}  p50 {_f(b['p50_s'])} s  p95 {_f(b['p95_s'])} s  statuses {b['statuses']}",
+        f"  gate {b['gate_mode']} (τ {b['tau']}); quality from: {b['quality_decision']}",
+        f"  quality: {b['quality']}",
+        f"board openai: {result['board']['openai']}",
+    ]
     c = result["llm_calls"]
-    lines.append(f"LLM calls/question: mean {_f(c['calls_per_question_mean'], 2)} (max {c['calls_per_question_max']}); "
-                 f"critical path/question mean {_f(c['critical_path_per_question_mean'], 2)}, "
-                 f"per round mean {_f(c['critical_path_per_round_mean'], 2)} max {c['critical_path_per_round_max']} (goal <= 6)")
+    lines.append(
+        f"LLM calls/question: mean {_f(c['calls_per_question_mean'], 2)} (max {c['calls_per_question_max']}); "
+        f"critical path/question mean {_f(c['critical_path_per_question_mean'], 2)}, "
+        f"per round mean {_f(c['critical_path_per_round_mean'], 2)} max {c['critical_path_per_round_max']} (goal <= 6)"
+    )
     m = result["memory"]
     lines.append(f"peak RSS: self {m['peak_rss_self_mb']} MB, with children {m['peak_rss_total_mb']} MB")
     t = result["throughput"]
-    lines.append(f"eval throughput ({t['n']} items): 1 worker {_f(t['workers_1']['items_per_s'], 2)} items/s, "
-                 f"2 workers {_f(t['workers_2']['items_per_s'], 2)} items/s (x{_f(t['speedup_2_vs_1'], 2)})")
+    lines.append(
+        f"eval throughput ({t['n']} items): 1 worker {_f(t['workers_1']['items_per_s'], 2)} items/s, "
+        f"2 workers {_f(t['workers_2']['items_per_s'], 2)} items/s (x{_f(t['speedup_2_vs_1'], 2)})"
+    )
     if result.get("ratios_to_flat"):
         lines.append(f"ratios to the flat baseline: {result['ratios_to_flat']}")
     lines += ["", f"{'target':<48}{'goal':>12}{'measured':>12}  met"]
     for row in result["targets"]:
-        lines.append(f"{row['label']:<48}{row['op'] + ' ' + str(row['value']):>12}{_f(row['measured']):>12}  "
-                     f"{'yes' if row['met'] else ('no' if row['met'] is False else 'n/a')}")
+        lines.append(
+            f"{row['label']:<48}{row['op'] + ' ' + str(row['value']):>12}{_f(row['measured']):>12}  "
+            f"{'yes' if row['met'] else ('no' if row['met'] is False else 'n/a')}"
+        )
     return "\n".join(lines)

@@ -48,8 +48,13 @@ def _opts(a: argparse.Namespace):
     if a.fault_rate is not None and not 0.0 <= a.fault_rate <= 1.0:
         raise InputError(f"--fault-rate must be in [0, 1], got {a.fault_rate}")
     return EvalOptions(
-        preset=a.preset, backend=a.backend, gate_mode=a.gate_mode, fault_rate=a.fault_rate, workers=a.workers,
-        resume=not a.no_resume, labels_path=Path(a.labels) if a.labels else None,
+        preset=a.preset,
+        backend=a.backend,
+        gate_mode=a.gate_mode,
+        fault_rate=a.fault_rate,
+        workers=a.workers,
+        resume=not a.no_resume,
+        labels_path=Path(a.labels) if a.labels else None,
     )
 
 
@@ -59,10 +64,16 @@ def _make_splits(a: argparse.Namespace) -> int:
 
     if SPLITS_PATH.exists() and not a.force:
         raise InputError(f"{SPLITS_PATH} exists; the split is fixed once made (use --force to rewrite it)")
-    splits = make_splits(load_dataset(a.dataset), seed=a.seed, calibration_fraction=a.calibration_fraction,
-                         dataset=a.dataset)
+    splits = make_splits(
+        load_dataset(a.dataset), seed=a.seed, calibration_fraction=a.calibration_fraction, dataset=a.dataset
+    )
     path = write_splits(splits)
-    out = {"path": str(path), "calibration": len(splits.calibration), "report": len(splits.report), "counts": splits.counts}
+    out = {
+        "path": str(path),
+        "calibration": len(splits.calibration),
+        "report": len(splits.report),
+        "counts": splits.counts,
+    }
     print(json.dumps(out, ensure_ascii=False) if a.json else json.dumps(out, ensure_ascii=False, indent=1))
     return 0
 
@@ -74,7 +85,9 @@ def cmd_eval(a: argparse.Namespace) -> int:
     if a.make_splits:
         return _make_splits(a)
     if a.list_configs:
-        rows = [{"name": c.name, "kind": c.kind, "group": c.group, "description": c.description} for c in CONFIGS.values()]
+        rows = [
+            {"name": c.name, "kind": c.kind, "group": c.group, "description": c.description} for c in CONFIGS.values()
+        ]
         if a.json:
             print(json.dumps({"configs": rows, "suite": SUITE}, ensure_ascii=False))
         else:
@@ -111,7 +124,9 @@ def cmd_eval(a: argparse.Namespace) -> int:
     try:
         runs = run_configs(configs, items, opts=opts, res=res, progress=_progress(a))
         groups = suite_groups(a.group) if a.suite else None
-        payload = results_payload(runs, dataset=a.dataset, split=a.split, suite="paper" if a.suite else None, groups=groups)
+        payload = results_payload(
+            runs, dataset=a.dataset, split=a.split, suite="paper" if a.suite else None, groups=groups
+        )
         if a.ragas:
             from labourcrew.eval.ragas_extra import ragas_metrics
 
@@ -175,21 +190,32 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--split", default="all", choices=list(SPLIT_NAMES), help="items: all, calibration or report")
     e.add_argument("--backend", choices=["offline", "openai"], help="model backend of the language roles")
     e.add_argument("--preset", help="settings preset (default LABOURCREW_PRESET or offline)")
-    e.add_argument("--gate-mode", choices=["calibrated", "categorical"],
-                   help="gate mode of configurations that do not set one (default: the settings')")
-    e.add_argument("--fault-rate", type=float, help="fault rate of the orchestration group (default LABOURCREW_FAULT_RATE or 0.02)")
+    e.add_argument(
+        "--gate-mode",
+        choices=["calibrated", "categorical"],
+        help="gate mode of configurations that do not set one (default: the settings')",
+    )
+    e.add_argument(
+        "--fault-rate", type=float, help="fault rate of the orchestration group (default LABOURCREW_FAULT_RATE or 0.02)"
+    )
     e.add_argument("--workers", type=int, default=2, help="items answered in parallel (threads; default 2)")
     e.add_argument("--limit", type=int, help="only the first N items of the split")
     e.add_argument("--no-resume", action="store_true", help="rerun items even when a finished run exists")
-    e.add_argument("--labels", help="annotation store for the false-accept rate (default next to the calibration record)")
+    e.add_argument(
+        "--labels", help="annotation store for the false-accept rate (default next to the calibration record)"
+    )
     e.add_argument("--out", help="results file (default data/eval/results/<config|paper_suite>[.<split>].json)")
     e.add_argument("--no-write", action="store_true", help="do not write a results file")
     e.add_argument("--ragas", action="store_true", help="also compute RAGAS metrics (needs a judge endpoint and ragas)")
     e.add_argument("--export-claims", metavar="FILE.jsonl", help="write every candidate claim for labelling")
     e.add_argument("--make-splits", action="store_true", help="write data/eval/splits.json (calibration/report split)")
     e.add_argument("--seed", type=int, default=DEFAULT_SEED, help="split seed (with --make-splits)")
-    e.add_argument("--calibration-fraction", type=float, default=DEFAULT_CALIBRATION_FRACTION,
-                   help="share of each category for calibration (with --make-splits)")
+    e.add_argument(
+        "--calibration-fraction",
+        type=float,
+        default=DEFAULT_CALIBRATION_FRACTION,
+        help="share of each category for calibration (with --make-splits)",
+    )
     e.add_argument("--force", action="store_true", help="rewrite an existing split file (with --make-splits)")
     e.add_argument("--list-configs", action="store_true", help="list the configurations and the suite")
     e.add_argument("--json", action="store_true")
@@ -199,7 +225,9 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
 def _bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cold", action="store_true", help="skip the cold index build (minutes)")
     p.add_argument("--board-items", type=int, help="report-split items for board latency (default: all of them)")
-    p.add_argument("--throughput-items", type=int, default=24, help="items for the 1 vs 2 worker throughput (default 24)")
+    p.add_argument(
+        "--throughput-items", type=int, default=24, help="items for the 1 vs 2 worker throughput (default 24)"
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -49,10 +49,17 @@ def _samples(records: Sequence[Any], items: Sequence[Any]) -> list[dict[str, Any
         if not hasattr(record, "opinion_bn"):  # baselines have no narrative answer
             continue
         pack = {i.node_id: i.text for i in record.evidence_pack.items}
-        contexts = list(dict.fromkeys(pack[e.node_id] for c in record.claims if c.accepted for e in c.evidence
-                                      if e.node_id in pack))
-        out.append({"user_input": item.question_bn, "response": record.opinion_bn,
-                    "retrieved_contexts": contexts or [""], "reference": item.gold_answer_bn})
+        contexts = list(
+            dict.fromkeys(pack[e.node_id] for c in record.claims if c.accepted for e in c.evidence if e.node_id in pack)
+        )
+        out.append(
+            {
+                "user_input": item.question_bn,
+                "response": record.opinion_bn,
+                "retrieved_contexts": contexts or [""],
+                "reference": item.gold_answer_bn,
+            }
+        )
     return out
 
 
@@ -81,16 +88,19 @@ def ragas_metrics(records: Sequence[Any], items: Sequence[Any]) -> dict[str, Any
     if not samples:
         return {"skipped": "no board runs to judge"}
     try:
-        llm = LangchainLLMWrapper(ChatOpenAI(base_url=cfg["base_url"], model=cfg["model"], api_key=cfg["api_key"],
-                                             temperature=0.0))
+        llm = LangchainLLMWrapper(
+            ChatOpenAI(base_url=cfg["base_url"], model=cfg["model"], api_key=cfg["api_key"], temperature=0.0)
+        )
         metrics: list[Any] = [LLMContextPrecisionWithReference(), LLMContextRecall(), NoiseSensitivity()]
         embeddings = None
         if cfg["embeddings"]:
-            embeddings = LangchainEmbeddingsWrapper(OpenAIEmbeddings(base_url=cfg["base_url"], model=cfg["embeddings"],
-                                                                     api_key=cfg["api_key"]))
+            embeddings = LangchainEmbeddingsWrapper(
+                OpenAIEmbeddings(base_url=cfg["base_url"], model=cfg["embeddings"], api_key=cfg["api_key"])
+            )
             metrics.insert(0, ResponseRelevancy())
-        result = evaluate(EvaluationDataset.from_list(samples), metrics=metrics, llm=llm, embeddings=embeddings,
-                          show_progress=False)
+        result = evaluate(
+            EvaluationDataset.from_list(samples), metrics=metrics, llm=llm, embeddings=embeddings, show_progress=False
+        )
         frame = result.to_pandas()
     except Exception as exc:  # noqa: BLE001 -- an optional judge must never break the harness
         logger.warning("RAGAS evaluation failed: %s", exc)

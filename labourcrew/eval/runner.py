@@ -211,9 +211,14 @@ class EvalResources:
                 retriever = getattr(port, "retriever", None)
                 if retriever is not None:
                     encoder = retriever.encoder
-                root = (settings.runs_dir / "eval" / "embed_cache")
-                self._chunks[chunking] = ChunkRetrieval(self.graph, chunking, settings, encoder=encoder,  # type: ignore[arg-type]
-                                                        cache_dir=root if encoder is not None else None)
+                root = settings.runs_dir / "eval" / "embed_cache"
+                self._chunks[chunking] = ChunkRetrieval(
+                    self.graph,
+                    chunking,
+                    settings,
+                    encoder=encoder,  # type: ignore[arg-type]
+                    cache_dir=root if encoder is not None else None,
+                )
             return self._chunks[chunking]
 
     def close(self) -> None:
@@ -247,8 +252,13 @@ class RunStore:
         return row
 
     def put(self, key: str, *, file: Path, fmt: str, config: str, item_id: str) -> None:
-        row = {"key": key, "file": Path(file).relative_to(self.root).as_posix(), "format": fmt,
-               "config": config, "item_id": item_id}
+        row = {
+            "key": key,
+            "file": Path(file).relative_to(self.root).as_posix(),
+            "format": fmt,
+            "config": config,
+            "item_id": item_id,
+        }
         with self._lock:
             self._entries[key] = row
             with self.index.open("a", encoding="utf-8") as fh:
@@ -311,8 +321,13 @@ def _port(config: EvalConfig, settings: Settings, res: EvalResources) -> Any:
         return res.chunk_port(config.chunking, settings)
     port = res.port()
     if config.channels is not None or config.hops is not None or not config.planner:
-        port = VariantRetrieval(port, channels=config.channels, hops=config.hops, planner=config.planner,
-                                pack_cap=settings.retrieval.pack_cap)
+        port = VariantRetrieval(
+            port,
+            channels=config.channels,
+            hops=config.hops,
+            planner=config.planner,
+            pack_cap=settings.retrieval.pack_cap,
+        )
     return port
 
 
@@ -323,9 +338,13 @@ def _build_board(config: EvalConfig, settings: Settings, res: EvalResources, cal
     backend = _backend(config, settings, res)
     online = settings.board.backend == "openai"
     deps = BoardDeps(
-        graph=res.graph, retrieval=_port(config, settings, res), backend=backend, calibration=calibration,
+        graph=res.graph,
+        retrieval=_port(config, settings, res),
+        backend=backend,
+        calibration=calibration,
         prompt_hashes=dict(getattr(backend, "prompt_hashes", {}) or {}),
-        retry_interval_s=0.5 if online else 0.01, retry_jitter=online,
+        retry_interval_s=0.5 if online else 0.01,
+        retry_jitter=online,
     )
     return build_board(settings, deps)
 
@@ -362,12 +381,14 @@ def _save_baseline(result: Any, folder: Path, item_id: str) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(result.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, indent=1) + "\n")
+    os.chmod(tmp, 0o644)  # mkstemp creates 0600; runs are ordinary readable files
     os.replace(tmp, path)
     return path
 
 
-def _answer(config: EvalConfig, item: DevItem, *, board: Any, settings: Settings, res: EvalResources,
-            backend: Any, folder: Path) -> tuple[Any, Path, str]:
+def _answer(
+    config: EvalConfig, item: DevItem, *, board: Any, settings: Settings, res: EvalResources, backend: Any, folder: Path
+) -> tuple[Any, Path, str]:
     if config.runner == "board":
         from labourcrew.board.run import ask, run_filename
 
@@ -377,10 +398,13 @@ def _answer(config: EvalConfig, item: DevItem, *, board: Any, settings: Settings
 
     port = _port(config, settings, res)
     if config.runner == "single_pass_rag":
-        result = baselines.single_pass_rag(item.question_bn, item.statute_version, graph=res.graph, port=port, settings=settings)
+        result = baselines.single_pass_rag(
+            item.question_bn, item.statute_version, graph=res.graph, port=port, settings=settings
+        )
     else:
-        result = baselines.unconstrained_debate(item.question_bn, item.statute_version, graph=res.graph, port=port,
-                                                backend=backend, settings=settings)
+        result = baselines.unconstrained_debate(
+            item.question_bn, item.statute_version, graph=res.graph, port=port, backend=backend, settings=settings
+        )
     return result, _save_baseline(result, folder, item.id), "baseline"
 
 
@@ -398,8 +422,9 @@ def _load(entry: Mapping[str, str], root: Path) -> Any:
         raise DataError(f"{path} is not a readable baseline run: {exc}") from exc
 
 
-def _adapt(config: EvalConfig, record: Any, item: DevItem, resolver: UnitResolver, graph: StatuteGraph,
-           labels: LabelMap) -> EvalRun:
+def _adapt(
+    config: EvalConfig, record: Any, item: DevItem, resolver: UnitResolver, graph: StatuteGraph, labels: LabelMap
+) -> EvalRun:
     from labourcrew.eval.baselines import BaselineResult
 
     if isinstance(record, BaselineResult):
@@ -417,8 +442,9 @@ def _adapt(config: EvalConfig, record: Any, item: DevItem, resolver: UnitResolve
 
         _, status, share = regate(record, graph, keep_acceptance=True, context_of=context_of)
         post = {"status": status, "coverage_share": share}
-    return from_ask_result(record, item, config.name, resolver, halt_on_failure=config.halt_on_failure,
-                           labels=labels, **post)
+    return from_ask_result(
+        record, item, config.name, resolver, halt_on_failure=config.halt_on_failure, labels=labels, **post
+    )
 
 
 def run_config(
@@ -439,7 +465,9 @@ def run_config(
     """
     t0 = time.perf_counter()
     settings = config_settings(config, opts)
-    calibration = load_calibration(settings.gate.calibration_path, settings.gate.alpha) if config.runner == "board" else None
+    calibration = (
+        load_calibration(settings.gate.calibration_path, settings.gate.alpha) if config.runner == "board" else None
+    )
     root = settings.runs_dir / "eval"
     store = RunStore(root)
     folder = root / config.name
@@ -467,7 +495,9 @@ def run_config(
         lock = threading.Lock()
 
         def one(it: DevItem) -> tuple[str, Any]:
-            result, path, fmt = _answer(config, it, board=board, settings=settings, res=res, backend=backend, folder=folder)
+            result, path, fmt = _answer(
+                config, it, board=board, settings=settings, res=res, backend=backend, folder=folder
+            )
             store.put(keys[it.id], file=path, fmt=fmt, config=config.name, item_id=it.id)
             with lock:
                 done[0] += 1
@@ -485,9 +515,16 @@ def run_config(
     resolver = _resolver(config, settings, res, {it.statute_version for it in items})
     labels = load_labels(opts.labels_path or settings.gate.calibration_path.parent / "labels.sqlite")
     runs = [_adapt(config, records[it.id], it, resolver, res.graph, labels) for it in items]
-    out = ConfigRun(config=config, settings=settings, calibration=calibration, runs=runs, reused=reused,
-                    ran=len(todo), seconds=round(time.perf_counter() - t0, 2),
-                    records=[records[it.id] for it in items])
+    out = ConfigRun(
+        config=config,
+        settings=settings,
+        calibration=calibration,
+        runs=runs,
+        reused=reused,
+        ran=len(todo),
+        seconds=round(time.perf_counter() - t0, 2),
+        records=[records[it.id] for it in items],
+    )
     logger.info("%s: %d items (%d run, %d reused) in %.1f s", config.name, len(items), out.ran, reused, out.seconds)
     return out
 
@@ -551,7 +588,8 @@ def results_payload(
             **block,
         }
     path = Path(dataset)
-    cal = first.calibration
+    board = next((cr for cr in runs if cr.config.runner == "board"), first)
+    cal = board.calibration
     payload: dict[str, Any] = {
         "schema": "labourcrew-eval/1",
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -560,7 +598,7 @@ def results_payload(
         "split": split,
         "n_items": len(first.runs),
         "backend": first.settings.board.backend,
-        "gate_mode": first.settings.gate.mode,
+        "gate_mode": board.settings.gate.mode,
         "tau": None if cal is None else ("inf" if math.isinf(cal.tau) else cal.tau),
         "calibration_note": None if cal is None else (cal.note or ""),
         "harness_version": HARNESS_VERSION,
@@ -611,6 +649,7 @@ def write_results(payload: Mapping[str, Any], path: Path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text + "\n")
+    os.chmod(tmp, 0o644)  # mkstemp creates 0600; the results file is committed and read by the app
     os.replace(tmp, path)
     return path
 
@@ -625,8 +664,12 @@ def format_table(payload: Mapping[str, Any], *, by_category: bool = True) -> str
     """Plain-text tables: the overall row of every configuration (grouped for a suite), then, for
     a single configuration, its per-category and per-tier rows. NaN prints as ``n/a``."""
     head = f"{'config':<28}{'n':>5}" + "".join(f"{short:>7}" for _, short in TABLE_COLUMNS)
-    lines = [f"dataset {payload.get('dataset')} split {payload.get('split')} · backend {payload.get('backend')} · "
-             f"gate {payload.get('gate_mode')} (τ {payload.get('tau')})", head, "-" * len(head)]
+    lines = [
+        f"dataset {payload.get('dataset')} split {payload.get('split')} · backend {payload.get('backend')} · "
+        f"gate {payload.get('gate_mode')} (τ {payload.get('tau')})",
+        head,
+        "-" * len(head),
+    ]
     groups = payload.get("groups") or {"": list(payload["configs"])}
     for group, names in groups.items():
         if group:
@@ -638,14 +681,18 @@ def format_table(payload: Mapping[str, Any], *, by_category: bool = True) -> str
             o = block[OVERALL]
             lines.append(f"{name:<28}{o['n']:>5}" + "".join(_fmt(o.get(m), 7) for m, _ in TABLE_COLUMNS))
     if by_category and len(payload["configs"]) == 1:
-        (name, block), = payload["configs"].items()
+        ((name, block),) = payload["configs"].items()
         for key, title in (("by_category", "category"), ("by_tier", "tier")):
             lines += ["", f"{name} by {title}", head, "-" * len(head)]
             for group, row in block[key].items():
                 lines.append(f"{group:<28}{row['n']:>5}" + "".join(_fmt(row.get(m), 7) for m, _ in TABLE_COLUMNS))
         ci = (block[OVERALL].get("intervals") or {}).get("risk_direction_index")
         pct = block[OVERALL].get("latency_percentiles") or {}
-        lines += ["", f"RDI 95% CI (bootstrap over questions): {ci}", f"latency p50/p95 (s): {pct.get('p50_s')}/{pct.get('p95_s')}"]
+        lines += [
+            "",
+            f"RDI 95% CI (bootstrap over questions): {ci}",
+            f"latency p50/p95 (s): {pct.get('p50_s')}/{pct.get('p95_s')}",
+        ]
     legend = ", ".join(f"{short}={m}" for m, short in TABLE_COLUMNS)
     lines += ["", f"columns: {legend}"]
     return "\n".join(lines)
@@ -681,20 +728,36 @@ def export_claims(run: ConfigRun, items: Sequence[DevItem], path: Path, graph: S
                 cits = []
                 for e in c.evidence:
                     u = graph.units.get(e.node_id)
-                    cits.append({"node_id": e.node_id, "label": u.label if u else "", "span": e.span,
-                                 "verified": e.verified, "unit_text": u.text if u else ""})
+                    cits.append(
+                        {
+                            "node_id": e.node_id,
+                            "label": u.label if u else "",
+                            "span": e.span,
+                            "verified": e.verified,
+                            "unit_text": u.text if u else "",
+                        }
+                    )
                 row = {
-                    "run_id": record.run_id, "claim_id": c.claim_id, "item_id": item.id, "category": item.category,
-                    "question": record.question, "side": c.side.value, "text": c.text,
-                    "trust_score": c.trust_score, "verdict": c.verdict.value if c.verdict else None,
-                    "accepted": c.accepted, "citations": cits,
+                    "run_id": record.run_id,
+                    "claim_id": c.claim_id,
+                    "item_id": item.id,
+                    "category": item.category,
+                    "question": record.question,
+                    "side": c.side.value,
+                    "text": c.text,
+                    "trust_score": c.trust_score,
+                    "verdict": c.verdict.value if c.verdict else None,
+                    "accepted": c.accepted,
+                    "citations": cits,
                 }
                 fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
                 n += 1
     return n
 
 
-def default_items(dataset: Path | str = DEFAULT_DATASET, split: SplitName = "all", limit: int | None = None) -> list[DevItem]:
+def default_items(
+    dataset: Path | str = DEFAULT_DATASET, split: SplitName = "all", limit: int | None = None
+) -> list[DevItem]:
     """The dataset's items in ``split`` (first ``limit`` of them when given).
 
     Raises:

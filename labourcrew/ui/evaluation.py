@@ -114,7 +114,8 @@ def render_results(results: EvalResults) -> None:
     for r in results.rows:
         if r.config not in configs:
             continue
-        row = {"config": r.config, "kind": r.kind, "category": r.category, "n": _fmt(r.n)}
+        row = {"config": r.config, "kind": r.kind, "category": r.category,
+               "n": "n/a" if math.isnan(r.n) else f"{r.n:g}"}
         row.update({METRIC_LABELS.get(m, m): _fmt(r.metrics.get(m, math.nan)) for m in metrics})
         table.append(row)
     table.sort(key=lambda r: (r["config"], r["category"] == OVERALL, r["category"]))

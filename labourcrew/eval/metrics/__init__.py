@@ -124,8 +124,15 @@ METRICS: tuple[Metric, ...] = (
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
 
 CATEGORY_ORDER: tuple[str, ...] = (
-    "direct_factual", "definitional", "procedural", "conditional", "comparative", "multi_hop",
-    "hypothetical", "unanswerable", "adversarial",
+    "direct_factual",
+    "definitional",
+    "procedural",
+    "conditional",
+    "comparative",
+    "multi_hop",
+    "hypothetical",
+    "unanswerable",
+    "adversarial",
 )
 
 
@@ -194,7 +201,9 @@ def weighted_average(rows: Mapping[str, Mapping[str, Any]], metric: str) -> floa
     return num / den if den > 0 else math.nan
 
 
-def identity_errors(block: Mapping[str, Any], by: str = "by_category", *, tol: float = 1e-9) -> dict[str, tuple[float, float]]:
+def identity_errors(
+    block: Mapping[str, Any], by: str = "by_category", *, tol: float = 1e-9
+) -> dict[str, tuple[float, float]]:
     """Columns whose weighted group average does not reproduce the overall row.
 
     Returns:

@@ -106,10 +106,12 @@ class EvalCitation(BaseModel):
     container: bool = Field(default=False, description="As PackEntry.container.")
     on_pack: bool = Field(description="The cited node is on the run's Evidence Pack (the ledger).")
     checker_ok: bool | None = Field(
-        description="Citation Checker outcome as the run recorded it (node on the pack, span verbatim); None if not run."
+        description="Citation Checker outcome as the run recorded it (node on the pack, span verbatim); "
+        "None if not run."
     )
     statute_ok: bool = Field(
-        description="Independent re-check: the node exists in the statute and the span occurs verbatim (normalised) in its text."
+        description="Independent re-check: the node exists in the statute and the span occurs verbatim "
+        "(normalised) in its text."
     )
     linked: list[str] = Field(
         default_factory=list,
@@ -151,7 +153,9 @@ class EvalRun(BaseModel):
     run_id: str = Field(default="", description="Run id (board runs) or '' for baselines.")
     has_gate: bool = Field(description="The configuration has a Trust Gate (release status defined).")
     status: ReleaseLiteral | None = Field(description="Release status; None without a gate or when the run halted.")
-    halted: bool = Field(default=False, description="The run ended without an answer of its own (crash, halt on failure, gate failure).")
+    halted: bool = Field(
+        default=False, description="The run ended without an answer of its own (crash, halt on failure, gate failure)."
+    )
     failed_roles: list[str] = Field(default_factory=list, description="Roles that failed irrecoverably.")
     retried_roles: int = Field(default=0, ge=0, description="Role invocations that succeeded only after a retry.")
     latency_s: float | None = Field(default=None, description="Wall-clock seconds of the run.")

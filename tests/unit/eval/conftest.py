@@ -47,4 +47,6 @@ def resources(graph: StatuteGraph, lexical_port: CachedRetrieval) -> EvalResourc
 @pytest.fixture
 def opts(tmp_path) -> EvalOptions:
     """Categorical gate (no calibration record needed), runs under a temporary folder."""
-    return EvalOptions(gate_mode="categorical", runs_dir=tmp_path / "runs", workers=2, labels_path=tmp_path / "none.sqlite")
+    return EvalOptions(
+        gate_mode="categorical", runs_dir=tmp_path / "runs", workers=2, labels_path=tmp_path / "none.sqlite"
+    )

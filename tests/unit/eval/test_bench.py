@@ -9,8 +9,9 @@ from labourcrew.settings import load_settings
 
 def test_bench_board_part(resources):
     settings = load_settings("offline")
-    result = run_bench(settings=settings, retrieval=False, board_items=4, throughput_items=2, llm_items=2,
-                       resources=resources)
+    result = run_bench(
+        settings=settings, retrieval=False, board_items=4, throughput_items=2, llm_items=2, resources=resources
+    )
     board = result["board"]["offline"]
     assert board["n"] == 4 and board["p50_s"] is not None and board["p95_s"] >= board["p50_s"]
     assert "skipped" in result["board"]["openai"]

@@ -42,28 +42,85 @@ from labourcrew.eval.metrics.tglo_rate import DegradedRate, FailedRunRate, RoleF
 from labourcrew.eval.metrics.unsupported_claim_rate import UnsupportedClaimRate
 
 
-def cit(node: str, *, sections=None, on_pack=True, checker_ok=True, statute_ok=True, linked=(), label=None, container=False) -> EvalCitation:
+def cit(
+    node: str, *, sections=None, on_pack=True, checker_ok=True, statute_ok=True, linked=(), label=None, container=False
+) -> EvalCitation:
     lab = label if label is not None else node.split(":", 1)[1]
     secs = sections if sections is not None else [lab.split("(")[0].split(".")[0]]
-    return EvalCitation(node_id=node, label=lab, sections=secs, container=container, on_pack=on_pack,
-                        checker_ok=checker_ok, statute_ok=statute_ok, linked=list(linked))
+    return EvalCitation(
+        node_id=node,
+        label=lab,
+        sections=secs,
+        container=container,
+        on_pack=on_pack,
+        checker_ok=checker_ok,
+        statute_ok=statute_ok,
+        linked=list(linked),
+    )
 
 
-def claim(cid: str, *cits: EvalCitation, accepted=True, verdict="SUPPORT", direction=None, challenge_to=None,
-          side="worker", human_label=None) -> EvalClaim:
-    return EvalClaim(claim_id=cid, side=side, accepted=accepted, verdict=verdict, direction=direction,
-                     challenge_to=challenge_to, citations=list(cits), human_label=human_label)
+def claim(
+    cid: str,
+    *cits: EvalCitation,
+    accepted=True,
+    verdict="SUPPORT",
+    direction=None,
+    challenge_to=None,
+    side="worker",
+    human_label=None,
+) -> EvalClaim:
+    return EvalClaim(
+        claim_id=cid,
+        side=side,
+        accepted=accepted,
+        verdict=verdict,
+        direction=direction,
+        challenge_to=challenge_to,
+        citations=list(cits),
+        human_label=human_label,
+    )
 
 
-def run(item="x1", category="direct_factual", *, tier=1, gold=("27",), claims=(), pack=(), status="TGLO",
-        has_gate=True, halted=False, latency=1.0, coverage=None, failed=(), rounds=1, drounds=2, llm=0, seq=0) -> EvalRun:
+def run(
+    item="x1",
+    category="direct_factual",
+    *,
+    tier=1,
+    gold=("27",),
+    claims=(),
+    pack=(),
+    status="TGLO",
+    has_gate=True,
+    halted=False,
+    latency=1.0,
+    coverage=None,
+    failed=(),
+    rounds=1,
+    drounds=2,
+    llm=0,
+    seq=0,
+) -> EvalRun:
     return EvalRun(
-        item_id=item, category=category, tier=tier, gold_sections=list(gold), answerable=category != "unanswerable",
-        config="t", has_gate=has_gate, status=None if (halted or not has_gate) else status, halted=halted,
-        failed_roles=list(failed), latency_s=latency, retrieval_rounds=rounds, deliberation_rounds=drounds,
-        llm_calls=llm, sequential_llm_calls=seq,
-        pack=[PackEntry(node_id=n, label=n.split(":", 1)[1], sections=[n.split(":", 1)[1].split("(")[0]]) for n in pack],
-        claims=list(claims), coverage_share=coverage,
+        item_id=item,
+        category=category,
+        tier=tier,
+        gold_sections=list(gold),
+        answerable=category != "unanswerable",
+        config="t",
+        has_gate=has_gate,
+        status=None if (halted or not has_gate) else status,
+        halted=halted,
+        failed_roles=list(failed),
+        latency_s=latency,
+        retrieval_rounds=rounds,
+        deliberation_rounds=drounds,
+        llm_calls=llm,
+        sequential_llm_calls=seq,
+        pack=[
+            PackEntry(node_id=n, label=n.split(":", 1)[1], sections=[n.split(":", 1)[1].split("(")[0]]) for n in pack
+        ],
+        claims=list(claims),
+        coverage_share=coverage,
     )
 
 
@@ -104,8 +161,12 @@ def test_rounds_and_llm_calls():
 
 
 def test_status_shares_add_up_and_baselines_are_undefined():
-    runs = [run(status="TGLO"), run(status="DEGRADED", failed=["worker_counsel"]), run(status="UNDECIDED"),
-            run(halted=True, failed=["trust_gate"])]
+    runs = [
+        run(status="TGLO"),
+        run(status="DEGRADED", failed=["worker_counsel"]),
+        run(status="UNDECIDED"),
+        run(halted=True, failed=["trust_gate"]),
+    ]
     shares = [m(runs) for m in (TGLORate(), DegradedRate(), UndecidedRate(), FailedRunRate())]
     assert shares == [0.25, 0.25, 0.25, 0.25]
     assert RoleFailureRate()(runs) == 0.5
@@ -146,7 +207,9 @@ def test_gold_section_hit():
 
 def test_abstention_correctness():
     m = AbstentionCorrectness()
-    abstained = run(category="unanswerable", gold=(), claims=[claim("w1", cit("2025:1"), accepted=False)], status="UNDECIDED")
+    abstained = run(
+        category="unanswerable", gold=(), claims=[claim("w1", cit("2025:1"), accepted=False)], status="UNDECIDED"
+    )
     answered = run(category="unanswerable", gold=(), claims=[claim("w1", cit("2025:1"))])
     adv_led_astray = run(category="adversarial", gold=("46(1)",), claims=[claim("w1", cit("2025:47(1)"))])
     adv_governing = run(category="adversarial", gold=("46(1)",), claims=[claim("w1", cit("2025:46(1)"))])
@@ -160,31 +223,38 @@ def test_abstention_correctness():
 
 
 def test_gate_verified_citation_precision_counts_released_citations_only():
-    r = run(claims=[
-        claim("w1", cit("2025:27(1)"), cit("2025:27(2)", statute_ok=False)),
-        claim("e1", cit("2025:26(1)", statute_ok=False), accepted=False),
-    ])
+    r = run(
+        claims=[
+            claim("w1", cit("2025:27(1)"), cit("2025:27(2)", statute_ok=False)),
+            claim("e1", cit("2025:26(1)", statute_ok=False), accepted=False),
+        ]
+    )
     assert GateVerifiedCitationPrecision()([r]) == 0.5
     assert nan(GateVerifiedCitationPrecision()([run(claims=[claim("w1", cit("2025:1"), accepted=False)])]))
 
 
 def test_citation_based_precision():
-    r = run(gold=("27(3A)", "26"), claims=[
-        claim("w1", cit("2025:27(1)"), cit("2025:33(1)")),
-        claim("e1", cit("2025:26(2)")),
-        claim("i1", cit("2025:99"), accepted=False),
-    ])
+    r = run(
+        gold=("27(3A)", "26"),
+        claims=[
+            claim("w1", cit("2025:27(1)"), cit("2025:33(1)")),
+            claim("e1", cit("2025:26(2)")),
+            claim("i1", cit("2025:99"), accepted=False),
+        ],
+    )
     assert CitationBasedPrecision()([r]) == pytest.approx(2 / 3)
     assert CitationBasedPrecision().aggregate([r]).den == 3
     assert nan(CitationBasedPrecision()([run(gold=(), claims=[claim("w1", cit("2025:1"))])]))
 
 
 def test_claim_acceptance_and_checker_pass_rate():
-    r = run(claims=[
-        claim("w1", cit("2025:27(1)")),
-        claim("e1", cit("2025:26(1)", checker_ok=False), cit("2025:26(2)"), accepted=False),
-        claim("i1", cit("2025:27(2)", checker_ok=None)),
-    ])
+    r = run(
+        claims=[
+            claim("w1", cit("2025:27(1)")),
+            claim("e1", cit("2025:26(1)", checker_ok=False), cit("2025:26(2)"), accepted=False),
+            claim("i1", cit("2025:27(2)", checker_ok=None)),
+        ]
+    )
     assert ClaimAcceptanceRate()([r]) == pytest.approx(2 / 3)
     assert CitationCheckerPassRate()([r]) == pytest.approx(2 / 3)  # the None result is not counted
     assert nan(ClaimAcceptanceRate()([run(claims=[])]))
@@ -193,42 +263,53 @@ def test_claim_acceptance_and_checker_pass_rate():
 
 
 def test_contradiction_residual():
-    r = run(claims=[
-        claim("w1", cit("2025:27(1)")),
-        claim("e1", cit("2025:27(2)"), challenge_to="w1", side="employer"),           # both released: residual
-        claim("e2", cit("2025:27(3)"), challenge_to="w1", accepted=False, side="employer"),
-        claim("e3", cit("2025:27(4)"), challenge_to="gone", side="employer"),          # unknown target: no pair
-    ])
+    r = run(
+        claims=[
+            claim("w1", cit("2025:27(1)")),
+            claim("e1", cit("2025:27(2)"), challenge_to="w1", side="employer"),  # both released: residual
+            claim("e2", cit("2025:27(3)"), challenge_to="w1", accepted=False, side="employer"),
+            claim("e3", cit("2025:27(4)"), challenge_to="gone", side="employer"),  # unknown target: no pair
+        ]
+    )
     assert ContradictionResidual()([r]) == 0.5
     assert nan(ContradictionResidual()([run(claims=[claim("w1", cit("2025:27(1)"))])]))
 
 
 def test_unsupported_claim_rate():
-    r = run(claims=[
-        claim("w1", cit("2025:27(1)")),
-        claim("w2", cit("2025:27(2)", on_pack=False)),        # off the ledger
-        claim("w3", cit("2025:27(3)", statute_ok=False)),     # not verbatim
-        claim("w4", cit("2025:27(4)", on_pack=False), accepted=False),  # not in the answer
-    ])
+    r = run(
+        claims=[
+            claim("w1", cit("2025:27(1)")),
+            claim("w2", cit("2025:27(2)", on_pack=False)),  # off the ledger
+            claim("w3", cit("2025:27(3)", statute_ok=False)),  # not verbatim
+            claim("w4", cit("2025:27(4)", on_pack=False), accepted=False),  # not in the answer
+        ]
+    )
     assert UnsupportedClaimRate()([r]) == pytest.approx(2 / 3)
     assert nan(UnsupportedClaimRate()([run(claims=[])]))
     assert nan(UnsupportedClaimRate()([run(claims=[claim("w1", cit("2025:1"))], halted=True)]))
 
 
 def test_path_completeness():
-    r = run(pack=["2025:27(1)", "2025:27(1).proviso1"], claims=[
-        claim("w1", cit("2025:27(1)", linked=["2025:27(1).proviso1", "2025:28"])),
-        claim("w2", cit("2025:27(1)", linked=["2025:27(1).proviso1", "2025:28"])),  # same unit: counted once
-        claim("e1", cit("2025:30", linked=["2025:31"]), accepted=False),          # not released
-    ])
+    r = run(
+        pack=["2025:27(1)", "2025:27(1).proviso1"],
+        claims=[
+            claim("w1", cit("2025:27(1)", linked=["2025:27(1).proviso1", "2025:28"])),
+            claim("w2", cit("2025:27(1)", linked=["2025:27(1).proviso1", "2025:28"])),  # same unit: counted once
+            claim("e1", cit("2025:30", linked=["2025:31"]), accepted=False),  # not released
+        ],
+    )
     assert PathCompleteness().aggregate([r]) == Ratio(num=1, den=2)
     assert nan(PathCompleteness()([run(claims=[claim("w1", cit("2025:27(1)"))])]))
 
 
 def test_risk_direction_index_and_bootstrap():
     runs = [
-        run(claims=[claim("w1", cit("2025:1"), verdict="NEI", direction="missing_condition"),
-                    claim("w2", cit("2025:1"), verdict="REFUTE", direction="missing_condition")]),
+        run(
+            claims=[
+                claim("w1", cit("2025:1"), verdict="NEI", direction="missing_condition"),
+                claim("w2", cit("2025:1"), verdict="REFUTE", direction="missing_condition"),
+            ]
+        ),
         run(claims=[claim("w1", cit("2025:1"), verdict="REFUTE", direction="extra_condition")]),
         run(claims=[claim("w1", cit("2025:1"))]),
     ]
@@ -242,12 +323,14 @@ def test_risk_direction_index_and_bootstrap():
 
 
 def test_false_accept_rate_needs_labels():
-    r = run(claims=[
-        claim("w1", cit("2025:1"), human_label="faithful"),
-        claim("w2", cit("2025:1"), human_label="unfaithful"),
-        claim("w3", cit("2025:1"), human_label="unsure"),
-        claim("w4", cit("2025:1"), human_label="unfaithful", accepted=False),
-    ])
+    r = run(
+        claims=[
+            claim("w1", cit("2025:1"), human_label="faithful"),
+            claim("w2", cit("2025:1"), human_label="unfaithful"),
+            claim("w3", cit("2025:1"), human_label="unsure"),
+            claim("w4", cit("2025:1"), human_label="unfaithful", accepted=False),
+        ]
+    )
     assert FalseAcceptRate()([r]) == 0.5
     assert nan(FalseAcceptRate()([run(claims=[claim("w1", cit("2025:1"))])]))
 
@@ -257,21 +340,58 @@ def test_false_accept_rate_needs_labels():
 
 def _sample_runs() -> list[EvalRun]:
     return [
-        run("a1", "direct_factual", tier=1, gold=("27",), pack=["2025:27"], claims=[claim("w1", cit("2025:27(1)"))], latency=0.5),
+        run(
+            "a1",
+            "direct_factual",
+            tier=1,
+            gold=("27",),
+            pack=["2025:27"],
+            claims=[claim("w1", cit("2025:27(1)"))],
+            latency=0.5,
+        ),
         run("a2", "direct_factual", tier=2, gold=("115",), pack=[], claims=[], status="UNDECIDED", latency=1.5),
-        run("b1", "multi_hop", tier=3, gold=("26", "27"), pack=["2025:26(1)"],
-            claims=[claim("w1", cit("2025:26(1)"), cit("2025:40")), claim("e1", cit("2025:27(1)", checker_ok=False),
-                    accepted=False, verdict="NEI", direction="missing_condition", challenge_to="w1")], status="DEGRADED"),
+        run(
+            "b1",
+            "multi_hop",
+            tier=3,
+            gold=("26", "27"),
+            pack=["2025:26(1)"],
+            claims=[
+                claim("w1", cit("2025:26(1)"), cit("2025:40")),
+                claim(
+                    "e1",
+                    cit("2025:27(1)", checker_ok=False),
+                    accepted=False,
+                    verdict="NEI",
+                    direction="missing_condition",
+                    challenge_to="w1",
+                ),
+            ],
+            status="DEGRADED",
+        ),
         run("u1", "unanswerable", tier=1, gold=(), claims=[], status="UNDECIDED", latency=None),
-        run("v1", "adversarial", tier=2, gold=("46(1)",), pack=["2025:46(1)"], claims=[claim("w1", cit("2025:47(1)"))],
-            halted=True, failed=["trust_gate"]),
+        run(
+            "v1",
+            "adversarial",
+            tier=2,
+            gold=("46(1)",),
+            pack=["2025:46(1)"],
+            claims=[claim("w1", cit("2025:47(1)"))],
+            halted=True,
+            failed=["trust_gate"],
+        ),
     ]
 
 
 def test_summarise_rows_and_identity():
     block = summarise(_sample_runs(), n_boot=200)
     overall = block["overall"]
-    assert overall["n"] == 5 and set(block["by_category"]) == {"direct_factual", "multi_hop", "unanswerable", "adversarial"}
+    assert overall["n"] == 5 and set(block["by_category"]) == {
+        "direct_factual",
+        "multi_hop",
+        "unanswerable",
+        "adversarial",
+    }
     assert set(block["by_tier"]) == {"1", "2", "3"}
     assert list(overall["support"]) == list(METRIC_NAMES)
     assert overall["support"]["tglo_rate"] == 5  # per-question column defined everywhere: support = n
@@ -293,11 +413,16 @@ def test_identity_check_catches_a_wrong_overall():
 _cats = st.sampled_from(["direct_factual", "multi_hop", "unanswerable", "adversarial"])
 _cit = st.builds(
     lambda sec, ok, onp, st_ok: cit(f"2025:{sec}(1)", checker_ok=ok, on_pack=onp, statute_ok=st_ok),
-    st.sampled_from(["26", "27", "115"]), st.sampled_from([True, False, None]), st.booleans(), st.booleans(),
+    st.sampled_from(["26", "27", "115"]),
+    st.sampled_from([True, False, None]),
+    st.booleans(),
+    st.booleans(),
 )
 _claim = st.builds(
     lambda i, cits, acc, d: claim(f"c{i}", *cits, accepted=acc, direction=d, verdict=None if d is None else "NEI"),
-    st.integers(0, 5), st.lists(_cit, min_size=1, max_size=3), st.booleans(),
+    st.integers(0, 5),
+    st.lists(_cit, min_size=1, max_size=3),
+    st.booleans(),
     st.sampled_from([None, "missing_condition", "extra_condition"]),
 )
 
@@ -309,12 +434,22 @@ def _runs(draw):
     for i in range(n):
         cat = draw(_cats)
         claims = draw(st.lists(_claim, max_size=4, unique_by=lambda c: c.claim_id))
-        out.append(run(f"i{i}", cat, tier=draw(st.integers(1, 3)),
-                       gold=() if cat == "unanswerable" else tuple(draw(st.lists(st.sampled_from(["26", "27(1)", "115"]), min_size=1, max_size=2))),
-                       pack=draw(st.lists(st.sampled_from(["2025:26(1)", "2025:27(1)", "2025:115"]), unique=True)),
-                       claims=claims, status=draw(st.sampled_from(["TGLO", "DEGRADED", "UNDECIDED"])),
-                       halted=draw(st.booleans()), latency=draw(st.one_of(st.none(), st.floats(0, 20))),
-                       coverage=draw(st.floats(0, 1))))
+        out.append(
+            run(
+                f"i{i}",
+                cat,
+                tier=draw(st.integers(1, 3)),
+                gold=()
+                if cat == "unanswerable"
+                else tuple(draw(st.lists(st.sampled_from(["26", "27(1)", "115"]), min_size=1, max_size=2))),
+                pack=draw(st.lists(st.sampled_from(["2025:26(1)", "2025:27(1)", "2025:115"]), unique=True)),
+                claims=claims,
+                status=draw(st.sampled_from(["TGLO", "DEGRADED", "UNDECIDED"])),
+                halted=draw(st.booleans()),
+                latency=draw(st.one_of(st.none(), st.floats(0, 20))),
+                coverage=draw(st.floats(0, 1)),
+            )
+        )
     return out
 
 

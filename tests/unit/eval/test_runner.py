@@ -21,8 +21,18 @@ from labourcrew.eval.runner import (
 from labourcrew.gate.crc import CalibrationRecord
 from labourcrew.viz.evaluation import parse_results
 
-WIRED = ["full", "single_pass_rag", "unconstrained_debate", "ret_dense", "ret_dense_hops_no_planner", "hop_0",
-         "gate_no_checker", "chunk_sections", "chunk_fixed512", "orch_no_supervision"]
+WIRED = [
+    "full",
+    "single_pass_rag",
+    "unconstrained_debate",
+    "ret_dense",
+    "ret_dense_hops_no_planner",
+    "hop_0",
+    "gate_no_checker",
+    "chunk_sections",
+    "chunk_fixed512",
+    "orch_no_supervision",
+]
 
 
 def test_baselines_and_ablations_share_the_runner(three_items, resources, opts, tmp_path):
@@ -47,8 +57,9 @@ def test_baselines_and_ablations_share_the_runner(three_items, resources, opts, 
     assert all(p.container for r in by["chunk_sections"].runs for p in r.pack)
     assert any(p.node_id.startswith("2025:w") for r in by["chunk_fixed512"].runs for p in r.pack)
     # one results file for all of them, readable by the dashboard, identity holding per config
-    payload = results_payload(runs, dataset="data/eval/dev_v1.jsonl", split="all", suite="paper",
-                              groups={"wired": WIRED})
+    payload = results_payload(
+        runs, dataset="data/eval/dev_v1.jsonl", split="all", suite="paper", groups={"wired": WIRED}
+    )
     assert all(block["identity_ok"] for block in payload["configs"].values())
     for block in payload["configs"].values():
         assert identity_errors(block) == {}
@@ -73,8 +84,12 @@ def test_resume_and_shared_runs(three_items, resources, opts):
     edited = [three_items[0].model_copy(update={"gold_answer_en": "edited"}), *three_items[1:]]
     third = run_config(get_config("gate_categorical"), edited, opts=opts, res=resources)
     assert (third.ran, third.reused) == (1, 2)
-    fresh = run_config(get_config("gate_categorical"), three_items,
-                       opts=EvalOptions(**{**opts.__dict__, "resume": False}), res=resources)
+    fresh = run_config(
+        get_config("gate_categorical"),
+        three_items,
+        opts=EvalOptions(**{**opts.__dict__, "resume": False}),
+        res=resources,
+    )
     assert fresh.ran == 3
 
 
@@ -88,8 +103,13 @@ def test_regate_with_both_checks_reproduces_the_categorical_gate(three_items, re
 
 
 def test_no_supervision_halts_where_the_supervisor_degrades(three_items, resources, tmp_path):
-    opts = EvalOptions(gate_mode="categorical", runs_dir=tmp_path / "runs", fault_rate=0.35, workers=2,
-                       labels_path=tmp_path / "none.sqlite")
+    opts = EvalOptions(
+        gate_mode="categorical",
+        runs_dir=tmp_path / "runs",
+        fault_rate=0.35,
+        workers=2,
+        labels_path=tmp_path / "none.sqlite",
+    )
     halted = run_config(get_config("orch_no_supervision"), three_items, opts=opts, res=resources)
     supervised = run_config(get_config("orch_no_retry"), three_items, opts=opts, res=resources)
     assert supervised.ran == 0  # same board runs, halting is post hoc
@@ -103,13 +123,23 @@ def test_no_supervision_halts_where_the_supervisor_degrades(three_items, resourc
 
 def test_calibration_record_loading(three_items, resources, tmp_path, monkeypatch):
     cal_path = tmp_path / "cal" / "trust_gate.json"
-    opts = EvalOptions(gate_mode="calibrated", runs_dir=tmp_path / "runs", workers=1, labels_path=tmp_path / "none.sqlite")
+    opts = EvalOptions(
+        gate_mode="calibrated", runs_dir=tmp_path / "runs", workers=1, labels_path=tmp_path / "none.sqlite"
+    )
     monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal_path))
     closed = run_config(get_config("full"), three_items, opts=opts, res=resources)
     assert closed.calibration is not None and closed.calibration.fail_closed
     assert all(r.status == "UNDECIDED" and not r.released() for r in closed.runs)
-    CalibrationRecord(tau=0.5, alpha=0.10, n=64, empirical_risk=0.05, bound=0.08, labels_sha256="abc",
-                      created="2026-01-01T00:00:00+00:00", grid_size=100).save(cal_path)
+    CalibrationRecord(
+        tau=0.5,
+        alpha=0.10,
+        n=64,
+        empirical_risk=0.05,
+        bound=0.08,
+        labels_sha256="abc",
+        created="2026-01-01T00:00:00+00:00",
+        grid_size=100,
+    ).save(cal_path)
     opened = run_config(get_config("full"), three_items, opts=opts, res=resources)
     assert opened.ran == 3  # a new calibration record invalidates the earlier runs
     assert opened.calibration.tau == 0.5 and opened.calibration.labels_sha256 == "abc"
@@ -128,7 +158,9 @@ def test_adapter_rechecks_citations_against_the_statute(three_items, resources, 
     assert record.claims and all(c.statute_ok for r in cr.runs for cl in r.claims for c in cl.citations)
     first = record.claims[0]
     bad_ev = first.evidence[0].model_copy(update={"span": first.evidence[0].span + " অতিরিক্ত শব্দ"})
-    tampered = record.model_copy(update={"claims": [first.model_copy(update={"evidence": [bad_ev]}), *record.claims[1:]]})
+    tampered = record.model_copy(
+        update={"claims": [first.model_copy(update={"evidence": [bad_ev]}), *record.claims[1:]]}
+    )
     run = from_ask_result(tampered, three_items[0], "t", UnitResolver(graph))
     assert run.claims[0].citations[0].statute_ok is False
     assert run.claims[0].citations[0].checker_ok is first.evidence[0].verified  # as the run recorded it
@@ -141,13 +173,52 @@ def test_unconstrained_debate_claims_off_the_ledger_are_unsupported(three_items,
     from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, Side
 
     on, off = graph.units["2025:33(1)"], graph.units["2025:115"]
-    pack = EvidencePack(items=[EvidenceItem(node_id=on.node_id, section=on.section, level=on.level, text=on.text,
-                                            channels=["dense"], score=1.0, provenance=1.0)])
-    claims = [Claim(claim_id="w1", side=Side.WORKER, text=on.text, evidence=[EvidenceRef(node_id=on.node_id, span=on.text)], confidence=1),
-              Claim(claim_id="e1", side=Side.EMPLOYER, text=off.text, evidence=[EvidenceRef(node_id=off.node_id, span=off.text)], confidence=1)]
-    result = BaselineResult(run_id="r", created="2026-01-01", baseline="unconstrained_debate", question="q", statute_version="2025",
-                            backend="offline", question_type="procedural", pack=pack, claims=claims, latency_s=0.1,
-                            retrieval_rounds=1, deliberation_rounds=1, llm_calls=0, sequential_llm_calls=0, coverage_share=1.0)
+    pack = EvidencePack(
+        items=[
+            EvidenceItem(
+                node_id=on.node_id,
+                section=on.section,
+                level=on.level,
+                text=on.text,
+                channels=["dense"],
+                score=1.0,
+                provenance=1.0,
+            )
+        ]
+    )
+    claims = [
+        Claim(
+            claim_id="w1",
+            side=Side.WORKER,
+            text=on.text,
+            evidence=[EvidenceRef(node_id=on.node_id, span=on.text)],
+            confidence=1,
+        ),
+        Claim(
+            claim_id="e1",
+            side=Side.EMPLOYER,
+            text=off.text,
+            evidence=[EvidenceRef(node_id=off.node_id, span=off.text)],
+            confidence=1,
+        ),
+    ]
+    result = BaselineResult(
+        run_id="r",
+        created="2026-01-01",
+        baseline="unconstrained_debate",
+        question="q",
+        statute_version="2025",
+        backend="offline",
+        question_type="procedural",
+        pack=pack,
+        claims=claims,
+        latency_s=0.1,
+        retrieval_rounds=1,
+        deliberation_rounds=1,
+        llm_calls=0,
+        sequential_llm_calls=0,
+        coverage_share=1.0,
+    )
     run = from_baseline(result, three_items[0], "unconstrained_debate", UnitResolver(graph))
     assert [c.citations[0].on_pack for c in run.claims] == [True, False]
     assert [c.citations[0].statute_ok for c in run.claims] == [True, True]  # verbatim, but never on the ledger
@@ -166,7 +237,22 @@ def test_export_candidate_claims(three_items, resources, opts, tmp_path, graph):
 def test_suite_covers_every_group():
     names = [c.name for c in suite_configs()]
     assert len(names) == len(set(names))
-    for must in ("single_pass_rag", "unconstrained_debate", "ret_dense", "ret_dense_lexical", "ret_dense_hops_no_planner",
-                 "chunk_fixed512", "chunk_chapters", "chunk_sections", "hop_0", "hop_3", "gate_no_checker",
-                 "gate_no_auditor", "gate_neither", "gate_calibrated", "orch_no_supervision", "orch_full"):
+    for must in (
+        "single_pass_rag",
+        "unconstrained_debate",
+        "ret_dense",
+        "ret_dense_lexical",
+        "ret_dense_hops_no_planner",
+        "chunk_fixed512",
+        "chunk_chapters",
+        "chunk_sections",
+        "hop_0",
+        "hop_3",
+        "gate_no_checker",
+        "gate_no_auditor",
+        "gate_neither",
+        "gate_calibrated",
+        "orch_no_supervision",
+        "orch_full",
+    ):
         assert must in names
