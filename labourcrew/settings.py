@@ -220,7 +220,16 @@ class RetrievalSettings(_Group):
         default_factory=lambda: {QuestionType(t): Ceiling(**c) for t, c in DEFAULT_CEILINGS.items()},
         description="Per-question-type ceilings (paper B.2); a partial override keeps the other values.",
     )
-    rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant k.")
+    rrf_k: int = Field(
+        default=10,
+        ge=1,
+        description=(
+            "Reciprocal-rank-fusion constant k. 10, not the usual 60: measured on the dev set "
+            "(150 answerable questions, hybrid + Link Hopper) recall@10 is 0.711 at 60, 0.712 at "
+            "120, 0.722 at 20, 0.741 at 10, 0.747 at 5 (MRR best at 10); a small k lets a unit "
+            "ranked first by one channel outrank one ranked mid-list by both."
+        ),
+    )
     pack_cap: int = Field(
         default=24, ge=1, description="Most units packed into the evidence set for the board."
     )

@@ -25,16 +25,25 @@ Milvus Lite 3.2 quirks handled here (server limits respected so both paths behav
 * ``output_fields=[]`` returns *every* field, vectors included: ask for ``["node_id"]`` only.
 * One process per Lite database (file lock); several clients inside one process share one
   in-process server. ``MilvusClient.close()`` does *not* stop that server, so the lock is held
-  until the process exits: use ``close(release=True)`` to let another process open the file.
+  until the process exits. :meth:`MilvusStore.close` therefore stops it (milvus_lite's
+  ``server_manager_instance.release_server``) when the last open store of this process on that
+  file closes and a store of this module started the server; ``close(release=True)`` forces it.
+  Restarting the server on the next open costs ~15 ms.
+* Opening a file another process holds makes milvus_lite log a full traceback (logger
+  ``milvus_lite.server_manager``) before pymilvus raises a bare "Open local milvus failed": the
+  record is caught during the connect attempt and its message goes into one clean ConfigError.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
+import os
 import re
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +76,66 @@ try:  # pymilvus is a hard requirement; import errors surface when a store is op
     from pymilvus import DataType, MilvusClient, MilvusException
 except ImportError:  # pragma: no cover
     MilvusClient = None  # type: ignore[assignment,misc]
+
+_LITE_LOGGER = "milvus_lite.server_manager"
+# Open MilvusStore objects per Milvus Lite file in this process, and the files whose in-process
+# server one of them started (only those are stopped automatically on the last close).
+_lite_lock = threading.Lock()
+_lite_open: dict[str, int] = {}
+_lite_owned: set[str] = set()
+
+
+def _lite_manager() -> Any | None:
+    try:
+        from milvus_lite.server_manager import server_manager_instance
+    except ImportError:  # pragma: no cover - milvus-lite is in requirements.txt
+        return None
+    return server_manager_instance
+
+
+def _lite_running(path: str) -> bool | None:
+    """Whether milvus_lite runs a server for ``path`` in this process (None: cannot tell)."""
+    servers = getattr(_lite_manager(), "_servers", None)
+    return os.path.abspath(path) in servers if isinstance(servers, dict) else None
+
+
+def _release_lite(path: str) -> None:
+    manager = _lite_manager()
+    if manager is not None:
+        manager.release_server(path)
+        logger.info("released the Milvus Lite server (and file lock) of %s", path)
+
+
+class _Catch(logging.Filter):
+    """Swallows milvus_lite's start-up log records, keeping them for the error message."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self.records.append(record)
+        return False
+
+    def reason(self) -> str | None:
+        """The innermost exception message milvus_lite logged, if any."""
+        for rec in reversed(self.records):
+            if rec.exc_info and rec.exc_info[1] is not None:
+                return str(rec.exc_info[1])
+        return None
+
+
+@contextlib.contextmanager
+def _quiet_lite_start() -> Iterator[_Catch]:
+    # milvus_lite logs a whole traceback (e.g. DataDirLockedError) to stderr when it cannot start
+    # its server; the caller turns the failure into one ConfigError instead.
+    catch = _Catch()
+    lite_logger = logging.getLogger(_LITE_LOGGER)
+    lite_logger.addFilter(catch)
+    try:
+        yield catch
+    finally:
+        lite_logger.removeFilter(catch)
 
 
 class UnitRecord(BaseModel):
@@ -209,16 +278,27 @@ class MilvusStore:
             uri = str(Path(uri).expanduser().resolve())
         self.uri = uri
         self.is_lite = "://" not in uri
-        try:
-            self._client = MilvusClient(uri=uri, token=token or "")
-        except Exception as exc:  # pymilvus raises several types (MilvusException, ConnectionConfigException, grpc errors)
-            hint = (
-                "Another process (e.g. the app or an index build) may hold this Milvus Lite file; "
-                "stop it, or use a Milvus server URI."
-                if self.is_lite
-                else "Check that the Milvus server is running and the URI/token are right."
-            )
-            raise ConfigError(f"cannot open Milvus at {uri}: {exc}", help_message=hint, retryable=True) from exc
+        self._closed = False
+        running_before = _lite_running(uri) if self.is_lite else None
+        with _quiet_lite_start() as catch:
+            try:
+                self._client = MilvusClient(uri=uri, token=token or "")
+            except Exception as exc:  # pymilvus raises several types (MilvusException, ConnectionConfigException, grpc errors)
+                hint = (
+                    "Another process (e.g. the app or an index build) may hold this Milvus Lite file; "
+                    "stop it, or use a Milvus server URI."
+                    if self.is_lite
+                    else "Check that the Milvus server is running and the URI/token are right."
+                )
+                reason = catch.reason() or str(exc)
+                raise ConfigError(f"cannot open Milvus at {uri}: {reason}", help_message=hint, retryable=True) from exc
+        for rec in catch.records:  # started after all: keep milvus_lite's messages, below warning level
+            logger.debug("milvus_lite: %s", rec.getMessage())
+        if self.is_lite:
+            with _lite_lock:
+                _lite_open[uri] = _lite_open.get(uri, 0) + 1
+                if running_before is False and _lite_running(uri):
+                    _lite_owned.add(uri)
         self._loaded: set[str] = set()
         self._schemas: dict[str, tuple[int, bool]] = {}
 
@@ -511,22 +591,38 @@ class MilvusStore:
 
     # --- lifecycle -------------------------------------------------------------------------------
 
-    def close(self, release: bool = False) -> None:
-        """Close the client.
+    def close(self, release: bool | None = None) -> None:
+        """Close the client; for Milvus Lite, stop the in-process server when this store owns it.
 
         Args:
-            release: Milvus Lite only: also stop this process's embedded server for the file and
-                free its lock, so another process can open it. Other clients of the same file in
-                this process stop working; leave False unless handing the file over.
+            release: Milvus Lite only. ``None`` (default): stop this process's embedded server for
+                the file, freeing its lock for other processes, when this is the last open
+                :class:`MilvusStore` on the file and one of them started the server. ``True``:
+                stop it now (other open stores on the file in this process stop working).
+                ``False``: keep it running. Ignored for a server URI.
         """
+        if self._closed:
+            if release and self.is_lite:
+                _release_lite(self.uri)
+            return
+        self._closed = True
         try:
             self._client.close()
         finally:
             self._loaded.clear()
-        if release and self.is_lite:
-            from milvus_lite.server_manager import server_manager_instance
-
-            server_manager_instance.release_server(self.uri)
+            if self.is_lite:
+                with _lite_lock:
+                    left = _lite_open.get(self.uri, 1) - 1
+                    if left > 0:
+                        _lite_open[self.uri] = left
+                    else:
+                        _lite_open.pop(self.uri, None)
+                    owned = self.uri in _lite_owned
+                    stop = bool(release) or (release is None and left <= 0 and owned)
+                    if stop:
+                        _lite_owned.discard(self.uri)
+                if stop:
+                    _release_lite(self.uri)
 
     def __enter__(self) -> MilvusStore:
         return self

@@ -140,7 +140,9 @@ class OfflineTuning(BaseModel):
     max_employer_claims: int = Field(default=2, ge=0, description="Employer Counsel claims per opening round.")
     w_relevance_unit: float = Field(default=0.55, ge=0.0, description="Weight of the unit's relevance in a span's score.")
     w_relevance_span: float = Field(default=0.30, ge=0.0, description="Weight of the span's own relevance.")
-    w_prior: float = Field(default=0.15, ge=0.0, description="Weight of the retrieval provenance of the unit.")
+    # The retriever's provenance (fused dense+lexical+exact rank) is the best single relevance signal
+    # we have offline: lexical overlap alone picks quotes that share words but not the issue.
+    w_prior: float = Field(default=0.35, ge=0.0, description="Weight of the retrieval provenance of the unit.")
     w_cue: float = Field(default=0.15, ge=0.0, description="Bonus of a span carrying its side's cue.")
 
 
@@ -529,7 +531,11 @@ class OfflineBackend:
         if lead is not None:
             quotes.insert(0, lead[1])
             citations.insert(0, ProposedCitation(node_id=lead[0], span=lead[1]))
-        confidence = round(min(1.0, 0.5 + 0.5 * span.unit_rel), 4)
+        # Self-reported confidence = the span's selection score without the side's cue bonus,
+        # rescaled to [0, 1]: how relevant (lexically and by retrieval rank) the quote is.
+        t = self.tuning
+        base = t.w_relevance_unit * span.unit_rel + t.w_relevance_span * span.span_rel + t.w_prior * span.prior
+        confidence = round(min(1.0, max(0.0, base / (t.w_relevance_unit + t.w_relevance_span + t.w_prior))), 4)
         return ProposedClaim(
             text=frame_claim(side, quotes, labels),
             citations=citations,

@@ -3,10 +3,16 @@
 Key of one entry: ``sha256(encoder name + "\\0" + kind + "\\0" + text)`` with ``kind`` ``"query"``
 or ``"passage"``. Storage: one ``.npz`` per (encoder, kind) under the cache directory
 (``{encoder}.passage.npz``, ``{encoder}.query.npz``); splitting by kind keeps the file rewritten at
-query time small. Each file holds ``keys`` (``S32`` raw digests, sorted), ``dense`` (``float16``,
-``(n, dim)``), for sparse encoders a CSR triple ``sp_indptr``/``sp_idx``/``sp_val``, and a JSON
-``meta`` (encoder name, kind, dim, backend fingerprint). Archive members carry a fixed timestamp,
-so the same content always gives the same bytes (no git noise).
+query time small. Each file holds ``keys`` (``uint8`` ``(n, 32)``, raw digests, sorted), ``dense``
+(``float16``, ``(n, dim)``), for sparse encoders a CSR triple ``sp_indptr``/``sp_idx``/``sp_val``,
+and a JSON ``meta`` (encoder name, kind, dim, backend fingerprint). Archive members carry a fixed
+timestamp, so the same content always gives the same bytes (no git noise).
+
+Keys are raw bytes, not numpy ``S32`` strings: numpy strips trailing ``\\x00`` from ``S`` values on
+read, so a digest ending in a zero byte (1 in 256) came back 31 bytes long and never matched again.
+Files of that older ``S32`` layout are still read (each key padded back to 32 bytes, which is
+exact: the stored buffer holds all 32 bytes) and are rewritten in the ``uint8`` layout on the next
+:meth:`CachedEncoder.save`.
 
 Vectors are stored as float16 and returned as float32 re-normalised. Fresh embeddings go through
 the same rounding, so a result never depends on whether it came from the cache.
@@ -37,11 +43,32 @@ logger = logging.getLogger(__name__)
 
 KINDS: tuple[Kind, ...] = ("query", "passage")
 _FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+_KEY_BYTES = 32  # sha256 digest length
 
 
 def cache_key(encoder_name: str, kind: str, text: str) -> bytes:
     """Raw 32-byte sha256 of ``encoder_name + "\\0" + kind + "\\0" + text`` (UTF-8)."""
     return hashlib.sha256(f"{encoder_name}\0{kind}\0{text}".encode("utf-8")).digest()
+
+
+def _keys_from_array(keys: np.ndarray, path: Path) -> tuple[list[bytes], bool]:
+    """Raw 32-byte keys of a cache file's ``keys`` array, and whether it was the old ``S32`` layout.
+
+    Raises:
+        DataError: the array is neither ``uint8`` ``(n, 32)`` nor ``S32`` ``(n,)``.
+    """
+    if keys.dtype == np.uint8 and keys.ndim == 2 and keys.shape[1] == _KEY_BYTES:
+        return [row.tobytes() for row in keys], False
+    if keys.dtype.kind == "S" and keys.dtype.itemsize == _KEY_BYTES and keys.ndim == 1:
+        # numpy drops trailing NULs of S values; the digest is the full 32-byte buffer.
+        return [bytes(k).ljust(_KEY_BYTES, b"\0") for k in keys], True
+    raise DataError(f"embedding cache {path} has keys of dtype {keys.dtype} and shape {keys.shape}; expected uint8 (n, 32)")
+
+
+def _keys_to_array(keys: Sequence[bytes]) -> np.ndarray:
+    if not keys:
+        return np.zeros((0, _KEY_BYTES), dtype=np.uint8)
+    return np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), _KEY_BYTES)
 
 
 def _safe(name: str) -> str:
@@ -97,12 +124,20 @@ class _Shelf:
                 self.path, meta.get("fingerprint"), self.meta.get("fingerprint"),
             )
             return None
-        d = {bytes(k): dense[i] for i, k in enumerate(keys)}
+        raw_keys, old_layout = _keys_from_array(keys, self.path)
+        if len(raw_keys) != len(dense):
+            raise DataError(f"embedding cache {self.path} has {len(raw_keys)} keys but {len(dense)} vectors")
+        if old_layout:
+            # Migrate: rewrite in the uint8 layout on the next save (an S32 file may also hold a
+            # digest twice, 31- and 32-byte forms of one key; they collapse to one entry here).
+            logger.info("embedding cache %s uses the old S32 key layout: it is rewritten on save", self.path)
+            self.dirty = True
+        d = {k: dense[i] for i, k in enumerate(raw_keys)}
         s: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
         if sp_parts is not None:
             indptr, idx, val = sp_parts
-            for i, k in enumerate(keys):
-                s[bytes(k)] = (idx[indptr[i] : indptr[i + 1]], val[indptr[i] : indptr[i + 1]])
+            for i, k in enumerate(raw_keys):
+                s[k] = (idx[indptr[i] : indptr[i + 1]], val[indptr[i] : indptr[i + 1]])
         if self.sparse and len(s) != len(d):
             logger.warning("embedding cache %s lacks sparse weights: ignoring it", self.path)
             return None
@@ -133,7 +168,7 @@ class _Shelf:
         dim = int(self.meta["dim"])
         arrays: dict[str, np.ndarray] = {
             "meta": np.array(json.dumps(self.meta, sort_keys=True)),
-            "keys": np.array(keys, dtype="S32"),
+            "keys": _keys_to_array(keys),
             "dense": np.stack([self.dense[k] for k in keys]).astype(np.float16) if keys else np.zeros((0, dim), np.float16),
         }
         if self.sparse:

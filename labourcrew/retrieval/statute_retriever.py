@@ -53,8 +53,10 @@ logger = logging.getLogger(__name__)
 
 CHANNELS: tuple[str, ...] = ("dense", "lexical", "exact")
 # Candidates taken from each channel before fusion: deeper lists let agreement between channels
-# lift a unit that no single channel ranks first.
-CANDIDATE_DEPTH = 40
+# lift a unit that no single channel ranks first. Measured on the dev set (hybrid + Link Hopper,
+# 150 answerable questions): with rrf_k 60, depth 20/40/100 give recall@10 0.662/0.711/0.708;
+# with rrf_k 10, depth 25/40/60/80/120 give 0.721/0.741/0.759/0.764/0.758.
+CANDIDATE_DEPTH = 80
 LEXICAL_FIELDS = ("context", "text")
 
 

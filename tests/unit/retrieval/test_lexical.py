@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +102,22 @@ def test_build_over_3000_texts_is_fast(bn_paragraphs, en_paragraphs):
     start = time.perf_counter()
     LexicalIndex.build(ids, norm)
     assert time.perf_counter() - start < 10.0  # measured ~0.5 s on 2 cores: rebuilding at start is fine
+
+
+def test_building_prints_no_bm25s_debug_lines():
+    # bm25s sets its logger to DEBUG at import; an entry point with a DEBUG root handler printed
+    # "Building index from tokens" on every build. Fresh process: nothing imported bm25s before.
+    code = (
+        "import logging\n"
+        "logging.basicConfig(level=logging.DEBUG)\n"
+        "from labourcrew.retrieval.lexical import LexicalIndex\n"
+        "idx = LexicalIndex.build(['a', 'b'], ['মজুরি পরিশোধ', 'ছুটি'])\n"
+        "logging.getLogger('labourcrew.test').debug('root handler works')\n"
+        "print(idx.search('মজুরি', k=1)[0][0])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["a"]
+    assert "root handler works" in run.stderr  # the check below could not fail without a handler
+    assert "Building index from tokens" not in run.stderr

@@ -8,7 +8,14 @@ import pytest
 
 from labourcrew.errors import IndexNotBuiltError, InputError
 from labourcrew.retrieval.index_build import build_index, index_status
-from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS, Retriever, validate_question
+from labourcrew.retrieval.pipeline import (
+    AGREEMENT_BONUS,
+    MAX_QUESTION_CHARS,
+    PROVENANCE_FLOOR,
+    Retriever,
+    direct_provenance,
+    validate_question,
+)
 from labourcrew.retrieval.planner import RetrievalRequest
 from labourcrew.settings import QuestionType, load_settings
 from labourcrew.statute.model import EdgeType, Level
@@ -81,14 +88,23 @@ def test_pack_shape_order_and_trace(retriever, tmp_settings):
     assert res.question_type == QuestionType.DIRECT_FACTUAL
     assert res.plan.k <= tmp_settings.retrieval.ceilings[res.question_type].max_k
     on_pack = {i.node_id for i in items}
+    by_id = {i.node_id: i for i in items}
+    direct = [i for i in items if not i.hop_depth]
+    top = max(i.score for i in direct)
     for i in items:
         if i.hop_depth:
             assert i.channels == ["hop"] and i.via and 0 < i.provenance < 1
             assert i.node_id not in res.channel_ranks
+            if i.via in by_id:  # source on the pack: provenance decays from it
+                assert i.provenance == pytest.approx(by_id[i.via].provenance * 0.8)
         else:
-            assert set(i.channels) <= {"dense", "lexical", "exact"} and i.provenance == 1.0
+            assert set(i.channels) <= {"dense", "lexical", "exact"}
+            assert i.provenance == pytest.approx(direct_provenance(i.score, top, len(i.channels)))
             assert set(res.channel_ranks[i.node_id]) == set(i.channels)
         assert not retriever.graph.units[i.node_id].omitted
+    # Provenance is informative: the best direct hit has 1.0, a weaker one less.
+    assert max(i.provenance for i in direct) == 1.0
+    assert min(i.provenance for i in direct) < 1.0
     for e in res.hop_trace:
         assert e.target in on_pack and 1 <= e.depth <= res.plan.hops
     assert res.hop_trace == res.evidence_pack.hop_trace
@@ -139,3 +155,14 @@ def test_missing_index_is_index_not_built(tmp_path):
     with pytest.raises(IndexNotBuiltError):
         Retriever.from_settings(s)
     assert not (tmp_path / "none.db").exists()  # checking must not create an empty database
+
+
+def test_direct_provenance_is_relative_floored_and_capped():
+    assert direct_provenance(1.0, 1.0, 1) == 1.0
+    assert direct_provenance(0.5, 1.0, 1) == pytest.approx(0.5)
+    assert direct_provenance(0.5, 1.0, 2) == pytest.approx(0.5 + AGREEMENT_BONUS)
+    assert direct_provenance(0.01, 1.0, 1) == PROVENANCE_FLOOR
+    assert direct_provenance(1.0, 1.0, 3) == 1.0  # capped
+    assert direct_provenance(0.3, 0.0, 1) == 1.0  # degenerate fusion: no information
+    values = [direct_provenance(s / 10, 1.0, 1) for s in range(11)]
+    assert values == sorted(values) and all(0 < v <= 1 for v in values)
