@@ -2,7 +2,7 @@
 recompute τ (writes a new record, keeps the old one) with a before/after view of saved runs."""
 
 from labourcrew.gate.crc import load_calibration
-from labourcrew.gate.recalibration import propose
+from labourcrew.gate.recalibration import load_calibration_set, propose
 from labourcrew.ui import calibration, frame, runs
 from labourcrew.ui.resources import cached_graph, cached_label_store, labels_path
 
@@ -16,7 +16,9 @@ with frame.guard(ctx.settings):
         alpha = calibration.read_alpha(ctx.settings)
         labels = store.list()
         results = runs.all_results(ctx.settings)
-        proposal = propose(results, labels, alpha=alpha, labels_sha256=store.labels_sha256())
+        # The committed calibration set stands in for labelled runs that are not saved here (runs/ is not committed).
+        cal_set = load_calibration_set(path.parent / "calibration_set.jsonl")
+        proposal = propose(results, labels, alpha=alpha, labels_sha256=store.labels_sha256(), calibration_set=cal_set)
         calibration.render_proposal(proposal, alpha, len(labels))
         changes = calibration.changes(runs.run_files(ctx.settings), results, current, proposal.record, cached_graph())
         calibration.render_changes(changes)

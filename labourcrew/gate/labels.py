@@ -182,6 +182,28 @@ class LabelStore:
                 raise
         return row
 
+    def import_jsonl(self, path: str | Path) -> int:
+        """Load labels exported by :meth:`export_jsonl` (created times kept, so the hash is reproduced).
+
+        Returns:
+            Number of labels written.
+
+        Raises:
+            DataError: a line is not a valid label.
+        """
+        n = 0
+        for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                lab = Label.model_validate_json(line)
+            except ValueError as exc:
+                raise DataError(f"{path}:{lineno}: not a label: {exc}") from exc
+            self.add(lab.claim_id, lab.annotator, lab.label, run_id=lab.run_id, note=lab.note,
+                     rationale=lab.rationale, created=lab.created)
+            n += 1
+        return n
+
     # ------------------------------------------------------------ reads
 
     def get(self, claim_id: str, annotator: str) -> Label | None:

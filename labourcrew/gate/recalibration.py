@@ -11,6 +11,10 @@
   timestamp: records are never overwritten without a copy, so every τ ever used stays on disk.
 * :func:`history` -- every record on disk, newest first; :func:`load_validation` reads
   ``validation.json`` (issue 6) when present.
+* :func:`load_calibration_set` -- ``data/calibration/calibration_set.jsonl`` (issue 6): every
+  labelled calibration claim with its question, text, citations, trust score and label, so τ can be
+  recomputed without the (uncommitted) ``runs/`` folder; :func:`propose` uses it for the labelled
+  claims that are not among the saved runs.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError
-from labourcrew.gate.annotation_queue import CalibrationData, calibration_questions
+from labourcrew.gate.annotation_queue import CalibrationData, calibration_questions, claim_key, resolved_labels
 from labourcrew.gate.crc import CalibrationRecord, calibrate
 from labourcrew.gate.labels import Label
 from labourcrew.gate.trust_gate import GateMode, GateResult, decide, primary_issue
@@ -49,6 +53,9 @@ __all__ = [
     "history",
     "record_digest",
     "load_validation",
+    "SetCitation",
+    "CalibrationSetRow",
+    "load_calibration_set",
 ]
 
 logger = logging.getLogger(__name__)
@@ -72,6 +79,88 @@ class StatusChange(BaseModel):
     def changed(self) -> bool:
         """True when the status or the set size of released claims differs."""
         return self.before != self.after or self.released_before != self.released_after
+
+
+class SetCitation(BaseModel):
+    """One cited unit of a calibration-set claim."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    node_id: str = Field(description="Cited unit, e.g. '2025:118(1)'.")
+    label: str = Field(default="", description="The unit's label, e.g. '118(1)'.")
+    span: str = Field(description="Verbatim span quoted from the unit.")
+    verified: bool = Field(description="Citation Checker verdict for the span.")
+
+
+class CalibrationSetRow(BaseModel):
+    """One labelled calibration claim (a line of ``calibration_set.jsonl``, issue 6)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(description="Label-store key '<run_id>:<claim_id>'.")
+    run_id: str = Field(description="Run (one CRC question) the claim comes from.")
+    claim_id: str = Field(description="Claim id within the run.")
+    item_id: str = Field(description="Dev-set item id (calibration split).")
+    category: str = Field(default="", description="Dev-set category of the item.")
+    question: str = Field(description="The question as asked.")
+    side: str = Field(default="", description="Board role that made the claim.")
+    text: str = Field(description="Claim text.")
+    citations: list[SetCitation] = Field(description="Cited units and spans.")
+    trust_score: float = Field(ge=0.0, le=1.0, description="Trust score in [0, 1].")
+    verdict: str | None = Field(default=None, description="Trust Auditor verdict (SUPPORT, ...).")
+    label: str = Field(description="'faithful', 'unfaithful' or 'unsure'.")
+    annotator: str = Field(default="", description="Who labelled it.")
+    rationale: str = Field(default="", description="One-line reason for the label.")
+
+    @property
+    def categorical_release(self) -> bool:
+        """Released by the categorical gate: Auditor SUPPORT and every citation verified."""
+        return self.verdict == "SUPPORT" and bool(self.citations) and all(c.verified for c in self.citations)
+
+
+def load_calibration_set(path: Path) -> list[CalibrationSetRow]:
+    """Read ``calibration_set.jsonl``; an empty list when the file does not exist.
+
+    Raises:
+        DataError: a line is not a valid :class:`CalibrationSetRow`.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return []
+    rows = []
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(CalibrationSetRow.model_validate_json(line))
+        except ValueError as exc:
+            raise DataError(f"{path}:{no}: not a calibration-set row: {exc}",
+                            help_message="Regenerate calibration_set.jsonl.") from exc
+    return rows
+
+
+def _with_set(data: CalibrationData, labels: Sequence[Label], rows: Sequence[CalibrationSetRow],
+              results: Sequence[AskResult]) -> CalibrationData:
+    """Add the calibration-set claims whose runs are not saved (store labels override the set's own)."""
+    saved = {claim_key(r.run_id, c.claim_id) for r in results for c in r.claims}
+    decided, _ = resolved_labels(labels)
+    by_run: dict[str, list[tuple[float, bool]]] = {}
+    used: set[str] = set()
+    for row in rows:
+        if row.key in saved:
+            continue
+        faithful = decided.get(row.key)
+        if faithful is None:
+            if row.label == "unsure":
+                continue
+            faithful = row.label == "faithful"
+        by_run.setdefault(row.run_id, []).append((row.trust_score, faithful))
+        used.add(row.key)
+    if not by_run:
+        return data
+    orphans = len(set(decided) - saved - used)
+    return CalibrationData(questions=data.questions + list(by_run.values()), run_ids=data.run_ids + list(by_run),
+                           n_claims=data.n_claims + len(used), n_unsure=data.n_unsure, n_orphan=orphans)
 
 
 class Proposal(BaseModel):
@@ -158,13 +247,20 @@ def status_changes(results: Iterable[AskResult], before: CalibrationRecord, afte
     return out
 
 
-def propose(results: Sequence[AskResult], labels: Sequence[Label], *, alpha: float, labels_sha256: str) -> Proposal:
+def propose(results: Sequence[AskResult], labels: Sequence[Label], *, alpha: float, labels_sha256: str,
+            calibration_set: Sequence[CalibrationSetRow] = ()) -> Proposal:
     """CRC at ``alpha`` on the labelled claims of ``results`` (fails closed to τ = ∞ when too few).
+
+    ``calibration_set`` (:func:`load_calibration_set`) adds the committed labelled claims whose runs
+    are not saved (e.g. ``runs/`` is empty); a store label of the same claim key overrides the
+    set's own label (conservatively, as for saved runs).
 
     Raises:
         InputError: alpha outside (0, 1).
     """
     data = calibration_questions(results, labels)
+    if calibration_set:
+        data = _with_set(data, labels, calibration_set, results)
     record = calibrate(data.questions, alpha, labels_sha256=labels_sha256)
     return Proposal(record=record, data=data)
 

@@ -103,8 +103,17 @@ def cached_graph() -> StatuteGraph:
 
 @st.cache_resource(show_spinner=False)
 def cached_label_store(path: str) -> LabelStore:
-    """The SQLite label store at ``path`` (WAL; safe to share: one connection per thread)."""
-    return LabelStore(path)
+    """The SQLite label store at ``path`` (WAL; safe to share: one connection per thread).
+
+    A new store is seeded from ``labels.jsonl`` beside it (the committed calibration labels), so a
+    fresh clone's Annotate and Calibration pages start from the labels the shipped τ was fitted on.
+    """
+    fresh = not Path(path).exists()
+    store = LabelStore(path)
+    seed = Path(path).with_name("labels.jsonl")
+    if fresh and seed.exists():
+        store.import_jsonl(seed)
+    return store
 
 
 def board_key(settings: Settings) -> str:

@@ -1,0 +1,29 @@
+"""Label export/import round trip: the committed calibration labels rebuild the same store and hash."""
+
+from __future__ import annotations
+
+import hashlib
+
+from labourcrew.gate.labels import LabelStore
+from labourcrew.graph.statute_graph import REPO_ROOT
+
+LABELS = REPO_ROOT / "data" / "calibration" / "labels.jsonl"
+
+
+def test_import_reproduces_the_committed_labels_and_their_hash(tmp_path):
+    store = LabelStore(tmp_path / "labels.sqlite")
+    n = store.import_jsonl(LABELS)
+    assert n >= 300 and len(store) == n
+    assert store.labels_sha256() == hashlib.sha256(LABELS.read_bytes()).hexdigest()
+    store.close()
+
+
+def test_import_rejects_a_bad_line(tmp_path):
+    import pytest
+
+    from labourcrew.errors import DataError
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"claim_id": "x"}\n', encoding="utf-8")
+    with pytest.raises(DataError, match="bad.jsonl:1"):
+        LabelStore(tmp_path / "s.sqlite").import_jsonl(bad)
