@@ -503,7 +503,7 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
             mode=ctx.settings.gate.mode,
             role_status=aggregate_status(state.get("role_calls") or []),
             primary=primary,
-            context_of=lambda node_id: _section_context(graph, node_id),
+            context_of=graph.section_context,
             premise_errors=state.get("premise_errors") or [],
         )
         opinion = write_opinion(gate, version=state["version"], graph=graph, english=bool(state.get("want_english")))
@@ -514,14 +514,6 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
         }
 
 
-def _section_context(graph, node_id: str) -> str:
-    unit = graph.units.get(node_id)
-    if unit is None:
-        return ""
-    sec = graph.section_of(node_id)
-    if sec is None:
-        return unit.text
-    return f"{sec.title or ''} {graph.section_text(sec.node_id)}"
 
 
 def cited_texts(claim: Claim, pack: EvidencePack) -> dict[str, str]:

@@ -655,9 +655,7 @@ class NoReentryBackend:
 
 
 def _context(graph: StatuteGraph, node_id: str) -> str:
-    from labourcrew.eval.baselines import section_context
-
-    return section_context(graph, node_id)
+    return graph.section_context(node_id)
 
 
 def regate(

@@ -46,7 +46,6 @@ __all__ = [
     "BaselineResult",
     "single_pass_rag",
     "unconstrained_debate",
-    "section_context",
 ]
 
 logger = logging.getLogger(__name__)
@@ -87,15 +86,6 @@ class BaselineResult(BaseModel):
     error: str | None = Field(default=None, description="Set when the baseline itself stopped.")
 
 
-def section_context(graph: StatuteGraph, node_id: str) -> str:
-    """Title and full text of the section a node lies in (the gate's coverage context)."""
-    unit = graph.units.get(node_id)
-    if unit is None:
-        return ""
-    sec = graph.section_of(node_id)
-    if sec is None:
-        return unit.text
-    return f"{sec.title or ''} {graph.section_text(sec.node_id)}"
 
 
 def _now() -> str:
@@ -116,7 +106,7 @@ def _retrieve(
 def _coverage(spotting: IssueSpotting, claims: list[Claim], graph: StatuteGraph, version: str) -> float:
     section_ids = [n for n in (resolve_label(graph, version, lb) for lb in spotting.section_labels) if n]
     primary = primary_issue(spotting, list(dict.fromkeys(section_ids)), spotting.question)
-    return coverage(primary, claims, lambda n: section_context(graph, n)).share
+    return coverage(primary, claims, graph.section_context).share
 
 
 def single_pass_rag(

@@ -172,15 +172,6 @@ class Proposal(BaseModel):
     data: CalibrationData = Field(description="Questions built from the labels.")
 
 
-def _section_context(graph: StatuteGraph, node_id: str) -> str:
-    # Same text the board's trust_gate role gives decide() for the coverage check.
-    unit = graph.units.get(node_id)
-    if unit is None:
-        return ""
-    sec = graph.section_of(node_id)
-    if sec is None:
-        return unit.text
-    return f"{sec.title or ''} {graph.section_text(sec.node_id)}"
 
 
 def _spotting(result: AskResult) -> Any:
@@ -230,7 +221,7 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
         claims, result.findings, result.evidence_pack,
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
         role_status=role_status, primary=primary_issue(spotting, section_ids, result.question),
-        context_of=lambda n: _section_context(graph, n), premise_errors=result.premise_errors,
+        context_of=graph.section_context, premise_errors=result.premise_errors,
     )
 
 

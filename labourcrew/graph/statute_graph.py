@@ -170,6 +170,20 @@ class StatuteGraph(BaseModel):
         parts.append(u.text)
         return " ".join(p for p in parts if p)
 
+    def section_context(self, node_id: str) -> str:
+        """Title and full text of the section a node lies in ("" for an unknown node).
+
+        The Trust Gate's coverage check reads this text (a claim covers the question's issue when
+        its section, not only the quoted clause, speaks of it).
+        """
+        unit = self.units.get(node_id)
+        if unit is None:
+            return ""
+        sec = self.section_of(node_id)
+        if sec is None:
+            return unit.text
+        return f"{sec.title or ''} {self.section_text(sec.node_id)}"
+
     def section_of(self, node_id: str) -> Unit | None:
         """The section unit a node belongs to (itself if a section; None for chapters)."""
         u = self.get(node_id)

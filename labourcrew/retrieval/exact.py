@@ -36,7 +36,9 @@ _BL = f"[{BN_CONSONANTS}]"
 # the word (else "২৭ বা ২৮" would read as 27W); a Latin one must not start an English word.
 _NUM = rf"{_D}{{1,3}}(?![০-৯0-9])(?:\s?{_BL}(?![\u0981-\u09ff])|[A-Za-z](?![A-Za-z]))?"
 _SUB = rf"\(\s*{_D}{{1,3}}(?![০-৯0-9])\s*-?\s*(?:{_BL}|[A-Za-z])?\s*\)"  # (৩), (৩ক), (3A), (১-ক)
-_CL = rf"\(\s*(?:{_BL}{{1,3}}|[a-z]{{1,3}})\s*\)"  # (খ), (কক), (b)
+# A Bangla clause label repeats ONE letter ((খ), (কক), (চচচ)); "(দশ)" in "১০ (দশ) হাজার" is a number word.
+_BL_REPEAT = "(?:" + "|".join(f"{c}{{1,3}}" for c in BN_CONSONANTS) + ")"
+_CL = rf"\(\s*(?:{_BL_REPEAT}|[a-z]{{1,3}})\s*\)"  # (খ), (কক), (b)
 _PATH = rf"(?:\s?{_SUB})?(?:\s?{_CL})?"
 _REF = rf"{_NUM}{_PATH}"
 # Units of measure: a number followed by one of these is an amount, not a section.

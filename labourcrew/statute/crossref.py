@@ -39,7 +39,8 @@ _L = f"[{BN_CONSONANTS}]"
 # "১৩২ বা" is 132 followed by "বা" (or), not section 132W.
 _NUM = f"{_D}+(?:\\s*{_L}(?![\u0981-\u09ff]))?"
 _SUB = rf"\(\s*{_D}+\s*-?\s*{_L}?\s*\)"  # (৩), (৩ক), (১-ক)
-_CL = rf"\(\s*{_L}{{1,3}}\s*\)"  # (খ), (কক)
+# One letter repeated: (খ), (কক), (চচচ) -- never a number word such as "(দশ)".
+_CL = r"\(\s*(?:" + "|".join(f"{c}{{1,3}}" for c in BN_CONSONANTS) + r")\s*\)"
 _PATH = rf"(?:\s*{_SUB})?(?:\s*{_CL})?"  # optional sub-section and clause after a number
 _JOIN = _nfc(r"\s*(?:,|ও|এবং|অথবা|বা|কিংবা)\s*")
 _EL = _nfc(r"(?:\s*(?:এর|এ|-এর|এর\s+অধীন))?\s*")

@@ -33,6 +33,8 @@ false_accept_rate                  claim       :mod:`.false_accept_rate` (needs 
 
 from __future__ import annotations
 
+from labourcrew.eval.datasets import CATEGORIES
+
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -123,17 +125,7 @@ METRICS: tuple[Metric, ...] = (
 )
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
 
-CATEGORY_ORDER: tuple[str, ...] = (
-    "direct_factual",
-    "definitional",
-    "procedural",
-    "conditional",
-    "comparative",
-    "multi_hop",
-    "hypothetical",
-    "unanswerable",
-    "adversarial",
-)
+CATEGORY_ORDER: tuple[str, ...] = CATEGORIES  # one list, kept in eval/datasets.py
 
 
 def score_runs(runs: Iterable[EvalRun], metrics: Sequence[Metric] = METRICS) -> dict[str, Ratio]:
