@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
 import tempfile
@@ -30,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.audit.skeptic import ClaimConflict
 from labourcrew.board.build import Board, build_board
@@ -42,6 +41,7 @@ from labourcrew.ledger.records import EvidencePack, HopTraceEntry, RejectedClaim
 from labourcrew.ledger.state import CaseLedger, RoleCall, summarise_roles
 from labourcrew.llm.backend import RetrievalRequest
 from labourcrew.settings import Settings, load_settings
+from labourcrew.gate.crc import Tau
 
 __all__ = [
     "RoundUsage",
@@ -94,7 +94,7 @@ class AskResult(BaseModel):
     claims: list[GatedClaim] = Field(description="Every claim with verdict, trust score, components and the gate's decision.")
     rejected_by_eep: list[RejectedClaim] = Field(description="Claim attempts the Evidence Exchange Protocol refused.")
     findings: dict[str, TrustFinding] = Field(description="Trust Auditor findings by claim id.")
-    tau: float = Field(description="Trust Gate threshold ('inf' when the gate fails closed).")
+    tau: Tau = Field(description="Trust Gate threshold ('inf' when the gate fails closed).")
     alpha: float = Field(description="Target risk α.")
     gate_mode: str = Field(description="calibrated or categorical.")
     calibration_note: str | None = Field(description="Why τ is infinite, when it is.")
@@ -119,17 +119,6 @@ class AskResult(BaseModel):
     settings_hash: str = Field(description="Settings.hash() of the run.")
     prompt_hashes: dict[str, str] = Field(description="Role -> prompt sha256 (LLM backends).")
     error: str | None = Field(default=None, description="Set only when the board itself stopped.")
-
-    @field_validator("tau", mode="before")
-    @classmethod
-    def _parse_tau(cls, value: object) -> object:
-        if value is None or (isinstance(value, str) and value.strip().lower() in {"inf", "infinity"}):
-            return math.inf
-        return value
-
-    @field_serializer("tau", when_used="json")
-    def _dump_tau(self, value: float) -> float | str:
-        return "inf" if math.isinf(value) else value
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Stable JSON (sorted keys, non-ASCII kept): byte-identical for equal results."""

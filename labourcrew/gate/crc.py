@@ -42,14 +42,23 @@ import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+)
 
 from labourcrew.errors import DataError, InputError
 
 __all__ = [
+    "Tau",
     "CalibrationRecord",
     "Question",
     "calibrate",
@@ -68,6 +77,28 @@ LOSS_BOUND = 1.0  # B: the fraction loss lies in [0, 1]
 _EPS = 1e-12  # float slack in the bound comparison
 
 
+def _parse_tau(value: Any) -> Any:
+    # JSON has no infinity: a fail-closed threshold is written "inf" (null and "Infinity" read too).
+    if value is None or (isinstance(value, str) and value.strip().lower() in {"inf", "+inf", "infinity"}):
+        return math.inf
+    return value
+
+
+def _check_tau(value: float) -> float:
+    if math.isnan(value) or value == -math.inf:
+        raise ValueError("tau must be a number or +inf")
+    return value
+
+
+Tau = Annotated[
+    float,
+    BeforeValidator(_parse_tau),
+    AfterValidator(_check_tau),
+    PlainSerializer(lambda v: "inf" if math.isinf(v) else v, return_type=Any, when_used="json"),
+]
+"""A Trust Gate threshold in [-inf excluded, +inf]; +inf (fail closed) round-trips through JSON as "inf"."""
+
+
 class CalibrationRecord(BaseModel):
     """A persisted Trust Gate calibration (``τ`` and what it was computed from).
 
@@ -77,7 +108,7 @@ class CalibrationRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    tau: float = Field(description="Release threshold: claims with trust score >= tau are released.")
+    tau: Tau = Field(description="Release threshold: claims with trust score >= tau are released.")
     alpha: float = Field(gt=0.0, lt=1.0, description="Target risk level α.")
     n: int = Field(ge=0, description="Number of calibration questions.")
     empirical_risk: float = Field(
@@ -92,24 +123,6 @@ class CalibrationRecord(BaseModel):
     grid_size: int = Field(ge=0, description="Number of candidate thresholds scanned.")
     loss_bound: float = Field(default=LOSS_BOUND, gt=0.0, description="B, the upper bound of the loss.")
     note: str | None = Field(default=None, description="Why the gate fails closed, if it does.")
-
-    @field_validator("tau", mode="before")
-    @classmethod
-    def _parse_tau(cls, value: Any) -> Any:
-        if value is None or (isinstance(value, str) and value.strip().lower() in {"inf", "+inf", "infinity"}):
-            return math.inf
-        return value
-
-    @field_validator("tau")
-    @classmethod
-    def _tau_not_nan(cls, value: float) -> float:
-        if math.isnan(value) or value == -math.inf:
-            raise ValueError("tau must be a number or +inf")
-        return value
-
-    @field_serializer("tau", when_used="json")
-    def _dump_tau(self, value: float) -> float | str:
-        return "inf" if math.isinf(value) else value
 
     @property
     def fail_closed(self) -> bool:

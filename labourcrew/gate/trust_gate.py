@@ -46,11 +46,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from pydantic import Field, field_serializer, field_validator
+from pydantic import Field
 
 from labourcrew.audit.citation_checker import ClaimCheck, check_claim
 from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, TrustWeights, score_claim
-from labourcrew.gate.crc import CalibrationRecord
+from labourcrew.gate.crc import CalibrationRecord, Tau
 from labourcrew.ledger.records import (
     Claim,
     ClaimCategory,
@@ -158,7 +158,7 @@ class GateResult(LedgerRecord):
     status: ReleaseStatus = Field(description="TGLO, DEGRADED or UNDECIDED (module docstring).")
     status_reason: str = Field(description="Why this status, for people.")
     mode: GateMode = Field(description="calibrated (τ from CRC) or categorical (auditor label decides).")
-    tau: float = Field(description="Threshold used (inf = fail closed); meaningless in categorical mode.")
+    tau: Tau = Field(description="Threshold used (inf = fail closed); meaningless in categorical mode.")
     alpha: float = Field(description="Target risk α of the calibration.")
     calibration_n: int = Field(ge=0, description="Calibration questions behind τ (0 without a record).")
     calibration_note: str | None = Field(description="Why τ is infinite, when it is.")
@@ -167,17 +167,6 @@ class GateResult(LedgerRecord):
     coverage: Coverage = Field(description="Coverage of the primary issue by the released claims.")
     failed_roles: list[str] = Field(description="Roles that failed irrecoverably.")
     premise_errors: list[str] = Field(description="Problems with the question's premise (missing sections).")
-
-    @field_validator("tau", mode="before")
-    @classmethod
-    def _parse_tau(cls, value: object) -> object:
-        if value is None or (isinstance(value, str) and value.strip().lower() in {"inf", "infinity"}):
-            return math.inf
-        return value
-
-    @field_serializer("tau", when_used="json")
-    def _dump_tau(self, value: float) -> float | str:
-        return "inf" if math.isinf(value) else value
 
     @property
     def fail_closed(self) -> bool:

@@ -41,11 +41,7 @@ def _quiet_milvus() -> None:
     # Milvus Lite's in-process gRPC server logs a harmless "AllocTimestamp not implemented"
     # traceback per collection it creates; it is noise on a CLI.
     logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
-    # bm25s sets its own logger to DEBUG when imported ("Building index from tokens" on every
-    # build): import it first, then turn that down.
-    import bm25s  # noqa: F401
-
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    # (bm25s's own DEBUG logger is turned down where it is imported, in retrieval/lexical.py.)
 
 
 # --------------------------------------------------------------------------------------------

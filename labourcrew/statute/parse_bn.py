@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
