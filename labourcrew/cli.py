@@ -21,7 +21,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-from labourcrew.errors import InputError, LabourCrewError
+from labourcrew.errors import ConfigError, InputError, LabourCrewError
 from labourcrew.statute.model import DEFAULT_VERSION, VERSIONS
 
 __all__ = ["main", "build_parser"]
@@ -148,6 +148,21 @@ def cmd_statute_diff(a: argparse.Namespace) -> int:
     return 0
 
 
+def check_output_path(path: str | None) -> None:
+    """Fail fast (InputError, exit 2) when ``--out`` cannot be written, before any work is done."""
+    if not path:
+        return
+    import os
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"--out {path!r} is a directory; give a file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise InputError(f"--out {path!r}: folder {str(parent)!r} does not exist or is not writable")
+
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -203,7 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.func(args) or 0)
-    except InputError as exc:
+    except (InputError, ConfigError) as exc:
+        # Bad input and bad settings are both the user's to fix: one line, exit 2.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except LabourCrewError as exc:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from labourcrew.cli import check_output_path
 from labourcrew.errors import InputError
 from labourcrew.statute.model import VERSIONS
 
@@ -87,6 +88,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         raise InputError(f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
     if (a.question is None) == (a.batch is None):
         raise InputError("give either a question or --batch FILE.jsonl")
+    check_output_path(a.out)
     rows = _read_batch(Path(a.batch)) if a.batch else None
     board = build_board(_settings(a))
     if rows is None:

@@ -276,6 +276,20 @@ def make_backend(settings: Settings, graph: StatuteGraph) -> RoleBackend:
     return backend
 
 
+def backend_prompt_hashes(backend: object) -> dict[str, str]:
+    """Role -> prompt sha256 of a backend (through wrappers such as fault injection); {} when none.
+
+    ``OpenAIBackend.prompt_hashes`` is a method; a plain mapping attribute is accepted too.
+    """
+    for obj in (backend, getattr(backend, "inner", None)):
+        hashes = getattr(obj, "prompt_hashes", None)
+        if callable(hashes):
+            hashes = hashes()
+        if hashes:
+            return dict(hashes)
+    return {}
+
+
 def default_deps(
     settings: Settings,
     *,
@@ -300,7 +314,7 @@ def default_deps(
     backend = backend or make_backend(settings, graph)
     if calibration is None:
         calibration = load_calibration(settings.gate.calibration_path, settings.gate.alpha)
-    prompt_hashes = dict(getattr(backend, "prompt_hashes", {}) or {})
+    prompt_hashes = backend_prompt_hashes(backend)
     online = settings.board.backend == "openai"
     return BoardDeps(
         graph=graph,

@@ -102,6 +102,9 @@ def cmd_eval(a: argparse.Namespace) -> int:
         raise InputError("--group selects groups of --suite paper")
     if a.export_claims and (a.suite or len(a.config or []) > 1):
         raise InputError("--export-claims needs exactly one board configuration (e.g. --config full)")
+    from labourcrew.cli import check_output_path
+
+    check_output_path(a.out)  # before the run, so results are never lost to a bad path
     _quiet()
     from labourcrew.eval.runner import (
         EvalResources,

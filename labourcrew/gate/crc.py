@@ -193,7 +193,7 @@ def load_calibration(path: str | Path, alpha: float = 0.10, *, strict: bool = Fa
 
     Args:
         path: record path (``settings.gate.calibration_path``).
-        alpha: α reported in the fail-closed record.
+        alpha: the α the caller wants; a record fitted at another α is not used (fail closed).
         strict: raise instead of failing closed when the file exists but is unreadable.
 
     Returns:
@@ -208,12 +208,19 @@ def load_calibration(path: str | Path, alpha: float = 0.10, *, strict: bool = Fa
         logger.warning("no calibration record at %s: the Trust Gate fails closed", path)
         return _fail_closed(alpha, "no calibration record")
     try:
-        return CalibrationRecord.load(path)
+        record = CalibrationRecord.load(path)
     except DataError as exc:
         if strict:
             raise
         logger.error("%s: the Trust Gate fails closed", exc)
         return _fail_closed(alpha, f"unreadable calibration record: {exc}")
+    if not math.isclose(record.alpha, alpha, abs_tol=1e-9):
+        # τ guarantees risk ≤ the α it was fitted at, and no other: a different α needs a new CRC run.
+        logger.warning("calibration record is for α=%s, settings ask α=%s: the Trust Gate fails closed",
+                       record.alpha, alpha)
+        return _fail_closed(alpha, f"the calibration record is for α = {record.alpha:g}, not the requested "
+                                   f"α = {alpha:g}; recompute τ on the Calibration page")
+    return record
 
 
 def _now() -> str:

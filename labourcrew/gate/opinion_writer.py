@@ -130,9 +130,12 @@ def _framing(gate: GateResult, version: str) -> str:
     if gate.status == ReleaseStatus.DEGRADED:
         return f"সতর্কতা — উত্তরটি আংশিক ({gate.status_reason}); বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) থেকে যাচাইকৃত অংশ:"
     if gate.premise_errors:
-        why = "প্রশ্নে উল্লিখিত ধারাটি এই পাঠে নেই"
+        why = "প্রশ্নে উল্লিখিত ধারাটি এই পাঠে নেই অথবা বিলুপ্ত হয়েছে"
     elif gate.fail_closed:
         why = "ট্রাস্ট গেট ক্যালিব্রেট করা নেই (τ = ∞), তাই কোনো দাবি প্রকাশ করা হয়নি"
+    elif not gate.claims and gate.failed_roles:
+        # Never tell a worker "the law has no provision" when the board itself failed.
+        why = "বোর্ডের এক বা একাধিক ভূমিকা ব্যর্থ হয়েছে, তাই কোনো দাবি যাচাই করা যায়নি; আবার চেষ্টা করুন"
     elif not gate.claims:
         why = "আইনে প্রশ্নটির প্রাসঙ্গিক কোনো বিধান পাওয়া যায়নি"
     else:

@@ -222,12 +222,13 @@ def premise_errors(named_labels: Sequence[str], resolved: Mapping[str, str | Non
 
     Returns:
         One Bangla-and-English message per missing section, e.g.
-        ``"ধারা ৪০০ does not exist in the 2025 text"``.
+        ``"ধারা ৪০০ (section 400) does not exist in, or was omitted from, the 2025 text"``
+        (omitted sections such as 184 in 2025 resolve to nothing as well).
     """
     from labourcrew.llm.offline import citation_label_bn
 
     return [
-        f"{citation_label_bn(label)} (section {label}) does not exist in the {version} text"
+        f"{citation_label_bn(label)} (section {label}) does not exist in, or was omitted from, the {version} text"
         for label in named_labels
         if resolved.get(label) is None
     ]
@@ -400,6 +401,8 @@ def decide(
     if status == ReleaseStatus.UNDECIDED:
         if premise_errors:
             why = "premise: " + "; ".join(premise_errors)
+        elif not claims and failed:
+            why = f"no claim was made: role(s) failed: {', '.join(failed)} (see role_status)"
         elif not claims:
             why = "no claim was made: no evidence on the pack is relevant enough"
         elif mode == "calibrated" and math.isinf(tau):

@@ -111,7 +111,9 @@ class FaultInjectingBackend:
     @property
     def prompt_hashes(self) -> dict[str, str]:
         """The wrapped backend's prompt hashes, if it has any."""
-        return dict(getattr(self.inner, "prompt_hashes", {}) or {})
+        from labourcrew.board.deps import backend_prompt_hashes
+
+        return backend_prompt_hashes(self.inner)
 
     def _draw(self, method: str, payload: Any) -> FaultKind | None:
         key = _input_key(payload)

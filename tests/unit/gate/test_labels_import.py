@@ -27,3 +27,15 @@ def test_import_rejects_a_bad_line(tmp_path):
     bad.write_text('{"claim_id": "x"}\n', encoding="utf-8")
     with pytest.raises(DataError, match="bad.jsonl:1"):
         LabelStore(tmp_path / "s.sqlite").import_jsonl(bad)
+
+
+def test_a_record_for_another_alpha_fails_closed_with_a_reason():
+    import math
+
+    from labourcrew.gate.crc import load_calibration
+
+    path = REPO_ROOT / "data" / "calibration" / "trust_gate.json"
+    shipped = load_calibration(path, 0.10)
+    assert not math.isinf(shipped.tau) and shipped.alpha == 0.10
+    other = load_calibration(path, 0.5)
+    assert math.isinf(other.tau) and "α = 0.1" in (other.note or "")
