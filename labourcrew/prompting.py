@@ -1,7 +1,7 @@
 """Prompt files of the language roles: one loader, validated placeholders, a hash per template.
 
 Every language role (paper App. D) has one Markdown file ``prompts/<role>.md``, named by
-:class:`~labourcrew.llm.backend.Role`. A file is split at a line holding only ``<!-- user -->``:
+:class:`~labourcrew.ledger.roles.Role`. A file is split at a line holding only ``<!-- user -->``:
 
 * the part above is the **system** message -- the role's instructions. It may hold no
   placeholders, so nothing a user typed can ever sit among the instructions (the question is
@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from labourcrew.errors import ConfigError, InputError
 from labourcrew.ledger.records import Claim, EvidencePack
-from labourcrew.llm.backend import (
+from labourcrew.ledger.roles import (
     LANGUAGE_ROLES,
     AuditInput,
     CounselInput,
@@ -221,7 +221,7 @@ def load_prompt(role: Role | str, prompts_dir: Path | None = None) -> PromptTemp
     """Load and validate ``<prompts_dir>/<role>.md`` (cached until the file changes).
 
     Args:
-        role: a language role (:data:`~labourcrew.llm.backend.LANGUAGE_ROLES`) or its name.
+        role: a language role (:data:`~labourcrew.ledger.roles.LANGUAGE_ROLES`) or its name.
         prompts_dir: folder of the prompt files; default :data:`PROMPTS_DIR`.
 
     Returns:

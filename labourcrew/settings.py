@@ -25,9 +25,8 @@ import hashlib
 import json
 import logging
 import os
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -47,12 +46,12 @@ from pydantic_settings import (
 )
 
 from labourcrew.errors import ConfigError
+from labourcrew.ledger.retrieval import QuestionType
 
 __all__ = [
     "REPO_ROOT",
     "PRESETS_DIR",
     "DEFAULT_PRESET",
-    "QuestionType",
     "Ceiling",
     "DEFAULT_CEILINGS",
     "DEFAULT_FUSION_WEIGHTS",
@@ -174,18 +173,6 @@ class IndexSettings(_Group):
 # --- retrieval ------------------------------------------------------------------------------------
 
 
-class QuestionType(StrEnum):
-    """Question types the Issue Spotter assigns; each has its own retrieval ceilings (paper B.2)."""
-
-    DIRECT_FACTUAL = "direct_factual"
-    DEFINITIONAL = "definitional"
-    PROCEDURAL = "procedural"
-    CONDITIONAL = "conditional"
-    HYPOTHETICAL = "hypothetical"
-    COMPARATIVE = "comparative"
-    MULTI_HOP = "multi_hop"
-
-
 class Ceiling(_Group):
     """Upper bounds on retrieval effort for one question type (paper B.2)."""
 
@@ -293,6 +280,9 @@ class BoardSettings(_Group):
     )
     max_retrieval_rounds: int = Field(
         default=2, ge=1, le=10, description="Times the Supervisor may send the board back to retrieve."
+    )
+    max_deliberation_rounds: int = Field(
+        default=2, ge=1, le=5, description="Counsel rounds per retrieval round (1 opening + rebuttals)."
     )
     recursion_limit: int = Field(
         default=50, ge=1, description="LangGraph recursion limit (super-steps per run)."
@@ -407,6 +397,65 @@ def _preset_file(name: str) -> Path:
     return path
 
 
+# --- deliberation (extractive engine) and trust score ----------------------------------------------
+
+
+class OfflineTuning(BaseModel):
+    """Constants of the offline roles (all unitless shares or counts)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    full_floor: float = Field(default=0.45, ge=0.0, le=1.0, description="Least IDF share of all the question's content words a relevant unit matches.")
+    known_floor: float = Field(default=0.45, ge=0.0, le=1.0, description="Least IDF share of the Act-known content words a relevant unit matches (questions with a specific concept).")
+    concept_floor: float = Field(default=0.5, ge=0.0, le=1.0, description="Least share of a specific concept's Act wording a relevant unit contains.")
+    relative_floor: float = Field(default=0.8, ge=0.0, le=1.0, description="A counsel's further claims score at least this share of its best one.")
+    min_span_chars: int = Field(default=16, ge=8, description="Shortest span offered as a claim (normalised characters).")
+    max_worker_claims: int = Field(default=3, ge=0, description="Worker Counsel claims per opening round.")
+    max_employer_claims: int = Field(default=2, ge=0, description="Employer Counsel claims per opening round.")
+    w_relevance_unit: float = Field(default=0.55, ge=0.0, description="Weight of the unit's relevance in a span's score.")
+    w_relevance_span: float = Field(default=0.30, ge=0.0, description="Weight of the span's own relevance.")
+    # The retriever's provenance (fused dense+lexical+exact rank) is the best single relevance signal
+    # we have offline: lexical overlap alone picks quotes that share words but not the issue.
+    w_prior: float = Field(default=0.35, ge=0.0, description="Weight of the retrieval provenance of the unit.")
+    w_cue: float = Field(default=0.15, ge=0.0, description="Bonus of a span carrying its side's cue.")
+
+
+class TrustWeights(BaseModel):
+    """Weights and constants of the trust score (defaults documented in the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    w_citation: float = Field(default=0.30, ge=0.0, description="Weight of citation validity c.")
+    w_span: float = Field(default=0.15, ge=0.0, description="Weight of span fidelity f.")
+    w_verdict: float = Field(default=0.30, ge=0.0, description="Weight of the verdict score v.")
+    w_provenance: float = Field(default=0.10, ge=0.0, description="Weight of provenance p.")
+    w_confidence: float = Field(default=0.15, ge=0.0, description="Weight of confidence k.")
+    invalid_cap: float = Field(
+        default=0.20, ge=0.0, le=1.0, description="Score ceiling when some (not all) citations fail."
+    )
+    refute_cap: float = Field(
+        default=0.35, ge=0.0, le=1.0, description="Score ceiling when the auditor refutes the claim."
+    )
+    verdict_support: float = Field(default=1.0, ge=0.0, le=1.0, description="v for SUPPORT.")
+    verdict_nei: float = Field(default=0.4, ge=0.0, le=1.0, description="v for NEI (and no verdict).")
+    verdict_refute: float = Field(default=0.0, ge=0.0, le=1.0, description="v for REFUTE.")
+    full_credit_chars: int = Field(
+        default=60, ge=1, description="Normalised span length that earns full span fidelity."
+    )
+    hop_decay: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="Provenance factor per Link Hopper hop."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        total = self.w_citation + self.w_span + self.w_verdict + self.w_provenance + self.w_confidence
+        if total <= 0:
+            raise ValueError("at least one trust weight must be positive")
+        if not self.verdict_refute <= self.verdict_nei <= self.verdict_support:
+            raise ValueError("verdict scores must satisfy REFUTE <= NEI <= SUPPORT")
+        return self
+
+
 class Settings(BaseSettings):
     """Every knob of LabourCrew, grouped per pipeline phase.
 
@@ -437,6 +486,10 @@ class Settings(BaseSettings):
     board: BoardSettings = Field(default_factory=BoardSettings, description="Deliberation board.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Chat model endpoint.")
     gate: GateSettings = Field(default_factory=GateSettings, description="Trust Gate.")
+    offline: OfflineTuning = Field(
+        default_factory=OfflineTuning, description="Constants of the extractive (offline) roles."
+    )
+    trust: TrustWeights = Field(default_factory=TrustWeights, description="Weights of the trust score.")
     runs_dir: RepoPath = Field(
         default=Path("runs"), description="Where saved runs (ledgers) are written."
     )

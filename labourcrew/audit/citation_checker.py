@@ -20,19 +20,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Literal
-
-from pydantic import Field
 
 from labourcrew.audit.spans import locate_normalized
-from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, LedgerRecord
+from labourcrew.ledger.audit import CheckCode, ClaimCheck, EvidenceCheck
+from labourcrew.ledger.records import (
+    Claim,
+    EvidenceItem,
+    EvidencePack,
+    EvidenceRef,
+)
 from labourcrew.statute.normalize import normalize
 
 __all__ = [
     "MIN_SPAN_CHARS",
-    "CheckCode",
-    "EvidenceCheck",
-    "ClaimCheck",
     "check_ref",
     "check_claim",
     "check_claims",
@@ -42,53 +42,6 @@ logger = logging.getLogger(__name__)
 
 MIN_SPAN_CHARS = 8
 """Shortest verifiable span, in characters of its normalised form."""
-
-CheckCode = Literal["ok", "unknown_node", "span_too_short", "span_not_found"]
-
-
-class EvidenceCheck(LedgerRecord):
-    """The Citation Checker's result for one citation."""
-
-    node_id: str = Field(description="Cited node id.")
-    span: str = Field(description="The span as cited.")
-    ok: bool = Field(description="True when the node is on the pack and the span occurs in it.")
-    code: CheckCode = Field(description="Outcome kind: ok, unknown_node, span_too_short, span_not_found.")
-    reason: str = Field(description="Human-readable outcome.")
-    start: int | None = Field(
-        default=None, description="Start offset of the match in the unit's original text."
-    )
-    end: int | None = Field(
-        default=None, description="End offset (exclusive) of the match in the unit's original text."
-    )
-    matched_text: str | None = Field(
-        default=None, description="text[start:end]: the verbatim source substring to highlight."
-    )
-    span_norm_chars: int = Field(default=0, ge=0, description="Length of normalize(span).")
-    node_norm_chars: int = Field(
-        default=0, ge=0, description="Length of normalize(unit text); 0 for an unknown node."
-    )
-
-
-class ClaimCheck(LedgerRecord):
-    """The Citation Checker's results for every citation of one claim, in citation order."""
-
-    claim_id: str = Field(description="The checked claim.")
-    results: list[EvidenceCheck] = Field(description="One result per EvidenceRef, in order.")
-
-    @property
-    def n_ok(self) -> int:
-        """Number of passing citations."""
-        return sum(r.ok for r in self.results)
-
-    @property
-    def validity(self) -> float:
-        """Fraction of citations that pass, in [0,1]; 0.0 for a claim without citations."""
-        return self.n_ok / len(self.results) if self.results else 0.0
-
-    @property
-    def all_ok(self) -> bool:
-        """True when there is at least one citation and all pass."""
-        return bool(self.results) and all(r.ok for r in self.results)
 
 
 def _items(pack: EvidencePack | Mapping[str, EvidenceItem]) -> Mapping[str, EvidenceItem]:

@@ -35,9 +35,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import Field
-
-from labourcrew.ledger.records import ClaimCategory, Direction, LedgerRecord, Verdict
+from labourcrew.ledger.audit import ClaimConflict, SkepticReport
+from labourcrew.ledger.records import ClaimCategory, Direction, Verdict
 from labourcrew.statute.normalize import normalize
 
 __all__ = [
@@ -45,7 +44,6 @@ __all__ = [
     "UNITS",
     "TEMPORAL_UNITS",
     "EXCEPTION_CUES",
-    "SkepticReport",
     "strip_section_refs",
     "numbers_in",
     "quantities_in",
@@ -54,7 +52,6 @@ __all__ = [
     "sentence_around",
     "classify_claim",
     "skeptic_report",
-    "ClaimConflict",
     "claim_conflicts",
 ]
 
@@ -136,7 +133,9 @@ def strip_section_refs(text: str) -> str:
 
     The numbers in a citation are not numbers of the rule, so the numeric checks ignore them.
     """
-    from labourcrew.retrieval.exact import find_section_refs  # the one parser of section refs
+    from labourcrew.retrieval.exact import (
+        find_section_refs,  # the one parser of section refs
+    )
 
     t = _nfc(text)
     refs = find_section_refs(t)
@@ -278,21 +277,6 @@ def classify_claim(text: str) -> ClaimCategory:
     return ClaimCategory.FACTUAL
 
 
-class SkepticReport(LedgerRecord):
-    """Outcome of the typed skeptic checks on one claim."""
-
-    category: ClaimCategory = Field(description="Claim category from its wording.")
-    checks: dict[str, bool] = Field(description="Check name -> passed.")
-    verdict_cap: Verdict | None = Field(
-        description="Best verdict the checks allow (REFUTE or NEI), None when all checks pass."
-    )
-    direction: Direction | None = Field(
-        description="extra_condition when the claim states what the evidence lacks; "
-        "missing_condition when it drops a carve-out; None otherwise."
-    )
-    notes: list[str] = Field(default_factory=list, description="One line per failed check.")
-
-
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
@@ -371,15 +355,6 @@ def skeptic_report(claim_text: str, spans: Iterable[str], cited_texts: Mapping[s
         direction=direction,
         notes=notes,
     )
-
-
-class ClaimConflict(LedgerRecord):
-    """Two claims that cite the same unit but state a modal with opposite polarity."""
-
-    a: str = Field(description="claim_id of the first claim (ledger order).")
-    b: str = Field(description="claim_id of the second claim.")
-    node_ids: list[str] = Field(description="Units both claims cite.")
-    reason: str = Field(description="What conflicts, for people.")
 
 
 def claim_conflicts(claims: Sequence[object]) -> list[ClaimConflict]:

@@ -37,11 +37,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from labourcrew.audit.citation_checker import ClaimCheck, EvidenceCheck, check_claim
+from labourcrew.audit.citation_checker import check_claim
+from labourcrew.ledger.audit import ClaimCheck, EvidenceCheck
 from labourcrew.ledger.records import (
     Claim,
     EvidenceItem,
@@ -50,9 +48,10 @@ from labourcrew.ledger.records import (
     TrustFinding,
     Verdict,
 )
+from labourcrew.settings import TrustWeights
 
 __all__ = [
-    "TrustWeights",
+
     "DEFAULT_WEIGHTS",
     "trust_score",
     "verdict_score",
@@ -63,42 +62,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-
-class TrustWeights(BaseModel):
-    """Weights and constants of the trust score (defaults documented in the module docstring)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    w_citation: float = Field(default=0.30, ge=0.0, description="Weight of citation validity c.")
-    w_span: float = Field(default=0.15, ge=0.0, description="Weight of span fidelity f.")
-    w_verdict: float = Field(default=0.30, ge=0.0, description="Weight of the verdict score v.")
-    w_provenance: float = Field(default=0.10, ge=0.0, description="Weight of provenance p.")
-    w_confidence: float = Field(default=0.15, ge=0.0, description="Weight of confidence k.")
-    invalid_cap: float = Field(
-        default=0.20, ge=0.0, le=1.0, description="Score ceiling when some (not all) citations fail."
-    )
-    refute_cap: float = Field(
-        default=0.35, ge=0.0, le=1.0, description="Score ceiling when the auditor refutes the claim."
-    )
-    verdict_support: float = Field(default=1.0, ge=0.0, le=1.0, description="v for SUPPORT.")
-    verdict_nei: float = Field(default=0.4, ge=0.0, le=1.0, description="v for NEI (and no verdict).")
-    verdict_refute: float = Field(default=0.0, ge=0.0, le=1.0, description="v for REFUTE.")
-    full_credit_chars: int = Field(
-        default=60, ge=1, description="Normalised span length that earns full span fidelity."
-    )
-    hop_decay: float = Field(
-        default=0.8, ge=0.0, le=1.0, description="Provenance factor per Link Hopper hop."
-    )
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Self:
-        total = self.w_citation + self.w_span + self.w_verdict + self.w_provenance + self.w_confidence
-        if total <= 0:
-            raise ValueError("at least one trust weight must be positive")
-        if not self.verdict_refute <= self.verdict_nei <= self.verdict_support:
-            raise ValueError("verdict scores must satisfy REFUTE <= NEI <= SUPPORT")
-        return self
 
 
 DEFAULT_WEIGHTS = TrustWeights()

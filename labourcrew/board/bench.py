@@ -1,7 +1,7 @@
 """Benchmark hook of the deliberation board (issue 4, "Performance").
 
 :func:`bench_board` runs a board over questions and reports wall-clock latency per question
-(p50, p90, max) and, from the recorded :class:`~labourcrew.llm.backend.CallUsage`, the model calls
+(p50, p90, max) and, from the recorded :class:`~labourcrew.ledger.roles.CallUsage`, the model calls
 per retrieval round: all of them, and the *sequential* ones on the critical path (the two counsels
 and the per-claim audits run in parallel, so each of those stages counts its largest call once).
 The goal for an LLM backend is at most 6 sequential calls per round.

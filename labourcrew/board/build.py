@@ -25,7 +25,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
-from labourcrew.board.deps import BoardDeps, default_deps
+from labourcrew.board.deps import BoardDeps
 from labourcrew.board.roles import (
     AuditTask,
     BoardContext,
@@ -41,11 +41,12 @@ from labourcrew.board.roles import (
     worker_counsel,
 )
 from labourcrew.board.routing import SUPERVISOR_TARGETS, route_audits, route_supervisor
+from labourcrew.board.state import CaseLedger
 from labourcrew.board.supervisor import failure_recorder, supervisor
 from labourcrew.errors import TransientRoleError
 from labourcrew.ledger.records import EvidencePack
-from labourcrew.ledger.state import CaseLedger, RunMeta
-from labourcrew.llm.backend import Role
+from labourcrew.ledger.roles import Role
+from labourcrew.ledger.run import RunMeta
 from labourcrew.settings import Settings
 
 __all__ = ["Board", "build_board", "retry_policy"]
@@ -125,12 +126,12 @@ class Board:
         return self.compiled.invoke(state, config=self.config, context=self.context)
 
 
-def build_board(settings: Settings, deps: BoardDeps | None = None) -> Board:
+def build_board(settings: Settings, deps: BoardDeps) -> Board:
     """Wire and compile the deliberation board (module docstring).
 
     Args:
         settings: LabourCrew settings (board group: retries, rounds, recursion limit; gate group).
-        deps: injected dependencies; default :func:`~labourcrew.board.deps.default_deps`.
+        deps: injected dependencies (built by :func:`labourcrew.wiring.make_deps`).
 
     Returns:
         A :class:`Board`.
@@ -139,7 +140,6 @@ def build_board(settings: Settings, deps: BoardDeps | None = None) -> Board:
         IndexNotBuiltError / ConfigError: only when ``deps`` is None and the defaults cannot be
             built.
     """
-    deps = deps or default_deps(settings)
     retry = retry_policy(settings, deps)
     g: StateGraph = StateGraph(CaseLedger, context_schema=BoardContext)
 

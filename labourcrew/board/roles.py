@@ -1,6 +1,6 @@
 """The board's role nodes: small LangGraph adapters over the pipeline's pure logic (paper §3.1).
 
-Each node is a function named after its :class:`~labourcrew.llm.backend.Role` that reads ledger
+Each node is a function named after its :class:`~labourcrew.ledger.roles.Role` that reads ledger
 keys and returns a partial update. Its docstring lists what it reads and writes and the paper
 section it implements. Dependencies come from the run context (:class:`BoardContext`), never from
 globals.
@@ -30,13 +30,21 @@ from pydantic import BaseModel, ValidationError
 from labourcrew.audit.citation_checker import check_claim
 from labourcrew.audit.skeptic import skeptic_report
 from labourcrew.board.deps import BoardDeps
+from labourcrew.board.state import CaseLedger, aggregate_status
 from labourcrew.deliberation.eep import LedgerView, make_claims
 from labourcrew.errors import TransientRoleError
 from labourcrew.gate.opinion_writer import write_opinion
 from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue
-from labourcrew.ledger.records import Claim, EvidencePack, RoleStatus, Side, TrustFinding, Verdict
-from labourcrew.ledger.state import CaseLedger, RoleCall, aggregate_status
-from labourcrew.llm.backend import (
+from labourcrew.ledger.records import (
+    Claim,
+    EvidencePack,
+    RoleStatus,
+    Side,
+    TrustFinding,
+    Verdict,
+)
+from labourcrew.ledger.retrieval import IssueSpotting, PlannerRequest
+from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -47,8 +55,7 @@ from labourcrew.llm.backend import (
     ProposedClaim,
     Role,
 )
-from labourcrew.retrieval.issue_spotter import IssueSpotting
-from labourcrew.retrieval.planner import RetrievalRequest as PlannerRequest
+from labourcrew.ledger.run import RoleCall
 from labourcrew.retrieval.planner import make_plan, plan_from_request
 from labourcrew.settings import Settings
 from labourcrew.statute.model import EdgeType

@@ -15,9 +15,9 @@ from typing import Literal
 from langgraph.types import Send
 
 from labourcrew.board.roles import AuditTask, cited_texts
+from labourcrew.board.state import CaseLedger, NextStep
 from labourcrew.ledger.records import EvidencePack
-from labourcrew.ledger.state import CaseLedger
-from labourcrew.llm.backend import Role
+from labourcrew.ledger.roles import Role
 
 __all__ = ["SUPERVISOR_TARGETS", "route_supervisor", "route_audits"]
 
@@ -32,16 +32,27 @@ SUPERVISOR_TARGETS = [
 SupervisorTarget = Literal["worker_counsel", "employer_counsel", "legal_interpreter", "retrieval_planner", "trust_gate"]
 
 
+_ROUTES: dict[NextStep, list[str] | str] = {
+    NextStep.DELIBERATE: [Role.WORKER_COUNSEL.value, Role.EMPLOYER_COUNSEL.value],
+    NextStep.INTERPRET: Role.LEGAL_INTERPRETER.value,
+    NextStep.RETRIEVE: Role.RETRIEVAL_PLANNER.value,
+    NextStep.COMPOSE: Role.TRUST_GATE.value,
+}
+
+
 def route_supervisor(state: CaseLedger) -> list[SupervisorTarget] | SupervisorTarget:
-    """Node(s) to run after the Supervisor, from its ``next_step``."""
-    step = state.get("next_step", "compose")
-    if step == "deliberate":
-        return ["worker_counsel", "employer_counsel"]
-    if step == "interpret":
-        return "legal_interpreter"
-    if step == "retrieve":
-        return "retrieval_planner"
-    return "trust_gate"
+    """Node(s) to run after the Supervisor, from its ``next_step``.
+
+    Raises:
+        ValueError: ``next_step`` is missing or not a :class:`~labourcrew.board.state.NextStep`
+            (a wiring bug: the Supervisor always writes one, and its failure handler routes to the
+            Trust Gate directly). The board stops loudly instead of falling through to the gate.
+    """
+    step = state.get("next_step")
+    try:
+        return _ROUTES[NextStep(step)]  # type: ignore[return-value]
+    except (ValueError, KeyError) as exc:
+        raise ValueError(f"the Supervisor's next_step {step!r} is not one of {[s.value for s in NextStep]}") from exc
 
 
 def route_audits(state: CaseLedger) -> list[Send] | Literal["supervisor"]:

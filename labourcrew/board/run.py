@@ -21,32 +21,27 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from labourcrew.audit.skeptic import ClaimConflict
-from labourcrew.board.build import Board, build_board
+from labourcrew.board.build import Board
 from labourcrew.board.roles import validate_inputs
+from labourcrew.board.state import CaseLedger, summarise_roles
 from labourcrew.errors import DataError, InputError
-from labourcrew.gate.opinion_writer import Opinion, fallback_opinion
-from labourcrew.gate.trust_gate import Coverage, GatedClaim, GateResult, undecided_result
-from labourcrew.ledger.records import EvidencePack, HopTraceEntry, RejectedClaim, ReleaseStatus, TrustFinding
-from labourcrew.ledger.state import CaseLedger, RoleCall, summarise_roles
-from labourcrew.llm.backend import RetrievalRequest
-from labourcrew.settings import Settings, load_settings
-from labourcrew.gate.crc import Tau
+from labourcrew.fileio import write_text_atomic
+from labourcrew.gate.opinion_writer import fallback_opinion
+from labourcrew.gate.trust_gate import undecided_result
+from labourcrew.ledger.gate import GateResult, Opinion
+from labourcrew.ledger.records import (
+    EvidencePack,
+)
+from labourcrew.ledger.run import AskResult, RoleCall, RoundUsage, RunSummary
+from labourcrew.settings import load_settings
 
 __all__ = [
-    "RoundUsage",
-    "AskResult",
-    "RunSummary",
     "ask",
     "ask_batch",
     "stream",
@@ -59,88 +54,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-
-class RoundUsage(BaseModel):
-    """Model calls of one retrieval round."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    round: int = Field(ge=0, description="Retrieval round (0 = first pass).")
-    llm_calls: int = Field(ge=0, description="Chat-model calls in the round.")
-    sequential_llm_calls: int = Field(
-        ge=0, description="Calls on the critical path: per stage the largest parallel call, summed."
-    )
-    stages: dict[str, int] = Field(description="Stage -> calls on its critical path.")
-
-
-class AskResult(BaseModel):
-    """One answered question: the ``ask --json`` object and the saved run (module docstring)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run_id: str = Field(description="Unique id of the run.")
-    created: str = Field(description="Start time, ISO 8601 UTC.")
-    question: str = Field(description="The validated question.")
-    statute_version: str = Field(description="Statute version answered from.")
-    status: ReleaseStatus = Field(description="TGLO, DEGRADED or UNDECIDED.")
-    status_reason: str = Field(description="Why this status.")
-    backend: str = Field(description="Model backend configured for the language roles.")
-    backends: dict[str, str] = Field(description="Role -> backend(s) that actually answered it.")
-    question_type: str | None = Field(description="Issue Spotter question type.")
-    spotting: dict[str, Any] | None = Field(description="The Issue Spotter's record.")
-    evidence_pack: EvidencePack = Field(description="The Evidence Pack (as in retrieval), all rounds merged.")
-    hop_trace: list[HopTraceEntry] = Field(description="The Link Hopper's trace (same as evidence_pack.hop_trace).")
-    claims: list[GatedClaim] = Field(description="Every claim with verdict, trust score, components and the gate's decision.")
-    rejected_by_eep: list[RejectedClaim] = Field(description="Claim attempts the Evidence Exchange Protocol refused.")
-    findings: dict[str, TrustFinding] = Field(description="Trust Auditor findings by claim id.")
-    tau: Tau = Field(description="Trust Gate threshold ('inf' when the gate fails closed).")
-    alpha: float = Field(description="Target risk α.")
-    gate_mode: str = Field(description="calibrated or categorical.")
-    calibration_note: str | None = Field(description="Why τ is infinite, when it is.")
-    coverage: Coverage = Field(description="Coverage of the primary issue by the released claims.")
-    premise_errors: list[str] = Field(description="Problems with the question's premise.")
-    opinion_bn: str = Field(description="The Bangla narrative (released claims only).")
-    opinion_en: str | None = Field(description="English rendering (when requested).")
-    opinion: Opinion = Field(description="The narrative with its sentences and post-check.")
-    role_status: dict[str, dict[str, Any]] = Field(
-        description="Per role: status ok/retried/failed, calls, attempts, retries, error, latency_ms, tokens, backend."
-    )
-    role_calls: list[RoleCall] = Field(description="Every role invocation in order.")
-    rounds: int = Field(ge=1, description="Retrieval rounds run (1 + Supervisor re-entries).")
-    deliberation_rounds: int = Field(ge=0, description="Counsel rounds in the last retrieval round.")
-    retrieval_requests: list[RetrievalRequest] = Field(description="Trust Auditor retrieval requests.")
-    conflicts: list[ClaimConflict] = Field(
-        default_factory=list, description="Contradictions between claims (same unit, opposite modal polarity)."
-    )
-    interpreter_notes: str = Field(description="The Legal Interpreter's notes.")
-    usage: list[RoundUsage] = Field(description="Model calls per retrieval round.")
-    latency_s: float = Field(ge=0.0, description="Wall-clock seconds of the run.")
-    settings_hash: str = Field(description="Settings.hash() of the run.")
-    prompt_hashes: dict[str, str] = Field(description="Role -> prompt sha256 (LLM backends).")
-    error: str | None = Field(default=None, description="Set only when the board itself stopped.")
-
-    def to_json(self, *, indent: int | None = 2) -> str:
-        """Stable JSON (sorted keys, non-ASCII kept): byte-identical for equal results."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, indent=indent)
-
-    def accepted(self) -> list[GatedClaim]:
-        """Released claims."""
-        return [c for c in self.claims if c.accepted]
-
-
-class RunSummary(BaseModel):
-    """One saved run, for listings."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run_id: str = Field(description="Run id.")
-    created: str = Field(description="Start time.")
-    question: str = Field(description="The question.")
-    status: str = Field(description="Release status.")
-    statute_version: str = Field(description="Statute version.")
-    backend: str = Field(description="Configured backend.")
-    path: str = Field(description="The run file.")
 
 
 # ---------------------------------------------------------------- ledger -> result
@@ -243,11 +156,7 @@ def _run(board: Board, state: CaseLedger) -> tuple[dict[str, Any], str | None]:
     return last, None
 
 
-def _prepare(
-    question: object, version: str | None, board: Board | None, settings: Settings | None
-) -> tuple[Board, str, str]:
-    if board is None:
-        board = build_board(settings or load_settings())
+def _prepare(question: object, version: str | None, board: Board) -> tuple[Board, str, str]:
     version = version or board.settings.statute.default_version
     q, v = validate_inputs(question, version, board.deps)
     return board, q, v
@@ -257,8 +166,7 @@ def ask(
     question: str,
     *,
     version: str | None = None,
-    board: Board | None = None,
-    settings: Settings | None = None,
+    board: Board,
     english: bool = False,
     save: bool = True,
     runs_dir: Path | str | None = None,
@@ -268,8 +176,7 @@ def ask(
     Args:
         question: the user's question (Bangla, English, romanised).
         version: statute version (default ``settings.statute.default_version``).
-        board: a built board (reuse it across questions); built from ``settings`` when None.
-        settings: settings used when ``board`` is None (default :func:`load_settings`).
+        board: a built board (:func:`labourcrew.wiring.make_board`; reuse it across questions).
         english: also render the released claims in English.
         save: write the run under ``runs_dir`` (default ``settings.runs_dir``).
 
@@ -280,7 +187,7 @@ def ask(
         InputError: empty, oversized or wordless question; unknown version.
         IndexNotBuiltError: the version is not indexed.
     """
-    board, q, v = _prepare(question, version, board, settings)
+    board, q, v = _prepare(question, version, board)
     t0 = board.deps.clock()
     state = board.initial_state(q, v, english=english)
     final, error = _run(board, state)
@@ -294,8 +201,7 @@ def stream(
     question: str,
     *,
     version: str | None = None,
-    board: Board | None = None,
-    settings: Settings | None = None,
+    board: Board,
     english: bool = False,
     save: bool = True,
     runs_dir: Path | str | None = None,
@@ -306,7 +212,7 @@ def stream(
     Raises:
         InputError / IndexNotBuiltError: as :func:`ask`, before anything is yielded.
     """
-    board, q, v = _prepare(question, version, board, settings)
+    board, q, v = _prepare(question, version, board)
     t0 = board.deps.clock()
     state = board.initial_state(q, v, english=english)
     last: dict[str, Any] = dict(state)
@@ -372,17 +278,7 @@ def run_filename(result: AskResult) -> str:
 
 def save_run(result: AskResult, runs_dir: Path | str) -> Path:
     """Write a run as stable JSON (atomically). Returns the path."""
-    folder = Path(runs_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / run_filename(result)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(result.to_json() + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    path = write_text_atomic(Path(runs_dir) / run_filename(result), result.to_json() + "\n")
     logger.info("saved run %s to %s", result.run_id, path)
     return path
 

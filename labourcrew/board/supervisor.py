@@ -5,7 +5,7 @@ Two jobs:
 1. **Route** at the board's two decision points (:func:`supervise`, the ``supervisor`` node):
 
    * after a counsel round (phase ``deliberation``): run the rebuttal round (each counsel sees the
-     other's claims and may challenge one) when fewer than :data:`MAX_DELIBERATION_ROUNDS` rounds
+     other's claims and may challenge one) when fewer than ``settings.board.max_deliberation_rounds`` rounds
      ran, no counsel failed and both sides made claims; otherwise go to the Legal Interpreter;
    * after the audits (phase ``audit``): record contradictions between claims
      (:func:`~labourcrew.audit.skeptic.claim_conflicts`); when the Trust Auditor asked for evidence that is not on
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from langgraph.errors import NodeError
 from langgraph.graph import END
@@ -51,18 +51,24 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from labourcrew.audit.skeptic import claim_conflicts
-from labourcrew.board.roles import ATTEMPT_ATTR, DETERMINISTIC, BoardContext, _attempt, stage_of
+from labourcrew.board.roles import (
+    ATTEMPT_ATTR,
+    DETERMINISTIC,
+    BoardContext,
+    _attempt,
+    stage_of,
+)
+from labourcrew.board.state import CaseLedger, NextStep
 from labourcrew.gate.opinion_writer import fallback_opinion
 from labourcrew.gate.trust_gate import premise_errors, undecided_result
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidencePack, RoleStatus, Side
-from labourcrew.ledger.state import CaseLedger, RoleCall
-from labourcrew.llm.backend import LANGUAGE_ROLES, RetrievalRequest, Role
+from labourcrew.ledger.roles import LANGUAGE_ROLES, RetrievalRequest, Role
+from labourcrew.ledger.run import RoleCall
 from labourcrew.statute.model import EdgeType
 
 __all__ = [
-    "MAX_DELIBERATION_ROUNDS",
-    "NextStep",
+
     "supervise",
     "supervisor",
     "actionable_requests",
@@ -74,12 +80,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-MAX_DELIBERATION_ROUNDS = 2
 """Counsel rounds per retrieval round: the opening and one rebuttal (paper §3.4)."""
 
 COUNSELS = [Role.WORKER_COUNSEL.value, Role.EMPLOYER_COUNSEL.value]
 
-NextStep = Literal["deliberate", "interpret", "retrieve", "compose"]
 
 
 def actionable_requests(
@@ -126,7 +130,9 @@ def _counsel_failed(state: CaseLedger) -> bool:
     )
 
 
-def supervise(state: CaseLedger, *, graph: StatuteGraph, max_retrieval_rounds: int) -> dict[str, Any]:
+def supervise(
+    state: CaseLedger, *, graph: StatuteGraph, max_retrieval_rounds: int, max_deliberation_rounds: int = 2
+) -> dict[str, Any]:
     """The Supervisor's routing decision as a ledger update (module docstring).
 
     Returns:
@@ -139,9 +145,9 @@ def supervise(state: CaseLedger, *, graph: StatuteGraph, max_retrieval_rounds: i
         done = state.get("deliberation_round", 0) + 1
         sides = {c.side for c in state.get("claims") or []}
         both = Side.WORKER in sides and Side.EMPLOYER in sides
-        if done < MAX_DELIBERATION_ROUNDS and both and not _counsel_failed(state):
-            return {"next_step": "deliberate", "deliberation_round": done}
-        return {"next_step": "interpret", "phase": "audit", "deliberation_round": done}
+        if done < max_deliberation_rounds and both and not _counsel_failed(state):
+            return {"next_step": NextStep.DELIBERATE, "deliberation_round": done}
+        return {"next_step": NextStep.INTERPRET, "phase": "audit", "deliberation_round": done}
     requests = list(state.get("retrieval_requests") or [])
     new = requests[state.get("requests_consumed", 0):]
     update: dict[str, Any] = {
@@ -153,14 +159,14 @@ def supervise(state: CaseLedger, *, graph: StatuteGraph, max_retrieval_rounds: i
     useful = actionable_requests(new, state.get("pack") or EvidencePack(), graph)
     if useful and rounds < max_retrieval_rounds:
         update.update(
-            next_step="retrieve",
+            next_step=NextStep.RETRIEVE,
             pending_request=merge_requests(useful),
             retrieval_round=rounds + 1,
             deliberation_round=0,
             phase="deliberation",
         )
         return update
-    update["next_step"] = "compose"
+    update["next_step"] = NextStep.COMPOSE
     return update
 
 
@@ -174,7 +180,10 @@ def supervisor(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
     """
     ctx = runtime.context
     with _attempt(Role.SUPERVISOR, runtime) as att:
-        update = supervise(state, graph=ctx.deps.graph, max_retrieval_rounds=ctx.settings.board.max_retrieval_rounds)
+        update = supervise(
+            state, graph=ctx.deps.graph, max_retrieval_rounds=ctx.settings.board.max_retrieval_rounds,
+            max_deliberation_rounds=ctx.settings.board.max_deliberation_rounds,
+        )
         logger.debug("supervisor: %s", update["next_step"])
         update["role_calls"] = [att.call(stage_of(Role.SUPERVISOR, state), state.get("retrieval_round", 0))]
         return update

@@ -1,13 +1,12 @@
 """The board's topology as Mermaid text, for the snapshot test and the docs.
 
 ``tests/board/snapshots/board.mmd`` holds the committed snapshot; a rewiring changes this text and
-so shows up as a reviewed diff. Regenerate it with ``python -m labourcrew.board.topology``
-(writes the file) after an intended change.
+so shows up as a reviewed diff. Regenerate it after an intended change with
+``python -c "from labourcrew.board.topology import write_snapshot; from labourcrew.wiring import topology_board; write_snapshot(topology_board())"``.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from labourcrew.board.build import Board
@@ -28,28 +27,3 @@ def write_snapshot(board: Board, path: Path = SNAPSHOT_PATH) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(board_mermaid(board), encoding="utf-8")
     return path
-
-
-def _offline_board() -> Board:
-    # The topology does not depend on the retrieval index or the backend: use cheap stand-ins.
-    from labourcrew.board.build import build_board
-    from labourcrew.board.deps import BoardDeps, LexicalRetrieval
-    from labourcrew.gate.crc import load_calibration
-    from labourcrew.graph.statute_graph import load_graph
-    from labourcrew.llm.offline import OfflineBackend
-    from labourcrew.settings import load_settings
-
-    settings = load_settings()
-    graph = load_graph()
-    deps = BoardDeps(
-        graph=graph,
-        retrieval=LexicalRetrieval(graph, settings),
-        backend=OfflineBackend(graph),
-        calibration=load_calibration(settings.gate.calibration_path, settings.gate.alpha),
-    )
-    return build_board(settings, deps)
-
-
-if __name__ == "__main__":  # pragma: no cover -- maintenance entry point
-    out = write_snapshot(_offline_board(), Path(sys.argv[1]) if len(sys.argv) > 1 else SNAPSHOT_PATH)
-    sys.stdout.write(f"wrote {out}\n")

@@ -49,13 +49,20 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from labourcrew.board.deps import RetrievalPort, expand_pack
+from labourcrew.board.deps import RetrievalPort
 from labourcrew.errors import InputError
 from labourcrew.eval.adapter import UnitFacts
 from labourcrew.gate.trust_gate import coverage, primary_issue
 from labourcrew.graph.statute_graph import StatuteGraph, check_version
-from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, Verdict
-from labourcrew.llm.backend import (
+from labourcrew.ledger.records import (
+    Claim,
+    EvidenceItem,
+    EvidencePack,
+    EvidenceRef,
+    Verdict,
+)
+from labourcrew.ledger.retrieval import RetrievalPlan
+from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -66,7 +73,7 @@ from labourcrew.llm.backend import (
     RoleBackend,
 )
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY
-from labourcrew.retrieval.planner import RetrievalPlan
+from labourcrew.retrieval.pipeline import assemble_pack
 from labourcrew.settings import Settings
 from labourcrew.statute.model import EdgeType, Level
 
@@ -322,33 +329,6 @@ def suite_configs(groups: Sequence[str] | None = None) -> list[EvalConfig]:
 # ---------------------------------------------------------------- retrieval variants
 
 
-def _statute_of(port: Any) -> Any:
-    """The StatuteRetriever behind a port (pipeline or lexical), unwrapping caches/wrappers."""
-    inner = port
-    while hasattr(inner, "inner"):
-        inner = inner.inner
-    retriever = getattr(inner, "retriever", None)
-    return retriever.statute if retriever is not None else getattr(inner, "statute", None)
-
-
-def _items(graph: StatuteGraph, hits: Sequence[Any]) -> list[EvidenceItem]:
-    out = []
-    for h in hits:
-        u = graph.units[h.node_id]
-        out.append(
-            EvidenceItem(
-                node_id=h.node_id,
-                section=u.section,
-                level=u.level,
-                text=u.text,
-                channels=list(h.channels),
-                score=h.score,
-                provenance=1.0,
-            )
-        )
-    return out
-
-
 class VariantRetrieval:
     """A :class:`~labourcrew.board.deps.RetrievalPort` with fewer channels, a fixed hop depth or no
     planner, over the real retrieval port.
@@ -398,18 +378,14 @@ class VariantRetrieval:
             plan = plan.model_copy(update={"hops": self.hops})
         return plan
 
-    def search(self, plan: RetrievalPlan, version: str) -> list[EvidenceItem]:
-        plan = self._plan(plan)
-        if self.channels is None:
-            return self.inner.search(plan, version)
-        statute = _statute_of(self.inner)
-        channels = self.channels
-        if getattr(statute, "store", None) is None:  # no vector index (tests): dense is unavailable
-            channels = tuple(c for c in channels if c != "dense") or ("lexical",)
-        return _items(self.graph, statute.search(plan, version, channels=channels))
+    def search(
+        self, plan: RetrievalPlan, version: str, *, channels: tuple[str, ...] | None = None
+    ) -> list[EvidenceItem]:
+        # The facade drops channels it does not have (no dense channel without a vector index).
+        return self.inner.search(self._plan(plan), version, channels=self.channels or channels)
 
     def expand(self, direct: list[EvidenceItem], plan: RetrievalPlan, version: str) -> EvidencePack:
-        return expand_pack(self.graph, direct, self._plan(plan), pack_cap=self.pack_cap, decay=self.decay)
+        return assemble_pack(self.graph, direct, self._plan(plan), pack_cap=self.pack_cap, decay=self.decay)
 
 
 class Chunk(BaseModel):
@@ -633,7 +609,7 @@ class NoReentryBackend:
 
     @property
     def prompt_hashes(self) -> dict[str, str]:
-        return dict(getattr(self.inner, "prompt_hashes", {}) or {})
+        return self.inner.prompt_hashes
 
     def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]:
         return self.inner.spot_issues(question)
@@ -685,8 +661,8 @@ def regate(
     Returns:
         ``(claim id -> released, status, coverage share)``.
     """
+    from labourcrew.ledger.retrieval import IssueSpotting
     from labourcrew.retrieval.exact import resolve_label
-    from labourcrew.retrieval.issue_spotter import IssueSpotting
 
     accepted: dict[str, bool] = {}
     for c in result.claims:

@@ -23,8 +23,8 @@ from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.statute.normalize import normalize
 
 if TYPE_CHECKING:
-    from labourcrew.board.run import AskResult
     from labourcrew.eval.baselines import BaselineResult
+    from labourcrew.ledger.run import AskResult
 
 __all__ = ["UnitFacts", "UnitResolver", "verbatim", "from_ask_result", "from_baseline", "LabelMap"]
 

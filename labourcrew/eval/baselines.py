@@ -32,10 +32,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from labourcrew.board.deps import RetrievalPort
 from labourcrew.gate.trust_gate import coverage, premise_errors, primary_issue
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, Side
-from labourcrew.llm.backend import CallUsage, CounselInput, InterpreterInput, ProposedClaim, RoleBackend
+from labourcrew.ledger.records import (
+    Claim,
+    EvidenceItem,
+    EvidencePack,
+    EvidenceRef,
+    Side,
+)
+from labourcrew.ledger.retrieval import IssueSpotting
+from labourcrew.ledger.roles import (
+    CallUsage,
+    CounselInput,
+    InterpreterInput,
+    ProposedClaim,
+    RoleBackend,
+)
 from labourcrew.retrieval.exact import resolve_label
-from labourcrew.retrieval.issue_spotter import IssueSpotting, spot_issues
+from labourcrew.retrieval.issue_spotter import spot_issues
 from labourcrew.retrieval.planner import make_plan
 from labourcrew.settings import Settings
 

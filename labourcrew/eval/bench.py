@@ -44,7 +44,9 @@ from labourcrew.eval.ablations import get_config, regate
 from labourcrew.eval.datasets import DEFAULT_DATASET, DevItem, load_dataset
 from labourcrew.eval.metrics import EvalRun
 from labourcrew.eval.metrics.citation_based_precision import CitationBasedPrecision
-from labourcrew.eval.metrics.gate_verified_citation_precision import GateVerifiedCitationPrecision
+from labourcrew.eval.metrics.gate_verified_citation_precision import (
+    GateVerifiedCitationPrecision,
+)
 from labourcrew.eval.splits import select_split
 from labourcrew.settings import Settings, load_settings
 
@@ -202,20 +204,11 @@ def _board_part(
 
 
 def _llm_calls_part(settings: Settings, res: Any, items: Sequence[DevItem]) -> dict[str, Any]:
-    from labourcrew.board.build import build_board
-    from labourcrew.board.deps import BoardDeps
     from labourcrew.board.run import ask
-    from labourcrew.gate.crc import load_calibration
     from labourcrew.llm.fakes import OneCallPerRole
+    from labourcrew.wiring import make_board
 
-    backend = OneCallPerRole(res.offline_backend())
-    deps = BoardDeps(
-        graph=res.graph,
-        retrieval=res.port(),
-        backend=backend,
-        calibration=load_calibration(settings.gate.calibration_path, settings.gate.alpha),
-    )
-    board = build_board(settings, deps)
+    board = make_board(settings, graph=res.graph, retrieval=res.port(), backend=OneCallPerRole(res.offline_backend()))
     per_q, seq_q, per_round_seq, rounds = [], [], [], []
     for it in items:
         r = ask(it.question_bn, version=it.statute_version, board=board, save=False)

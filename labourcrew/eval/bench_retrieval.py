@@ -41,9 +41,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError, InputError
+from labourcrew.eval.metrics.base import gold_matches
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.retrieval import QuestionType
 from labourcrew.retrieval.pipeline import Retriever
-from labourcrew.settings import REPO_ROOT, QuestionType, Settings
+from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.statute.model import Level
 
 __all__ = [
@@ -105,25 +107,13 @@ def load_dev(paths: Sequence[Path] | None = None) -> list[DevItem]:
 # scoring
 
 
-def _is_section_label(label: str) -> bool:
-    return "(" not in label and "." not in label
-
-
 def gold_found(gold: str, labels: Iterable[tuple[str, str | None, Level]]) -> bool:
     """Whether a gold label is covered by pack units given as ``(label, section, level)``.
 
     See the module docstring for the rule.
     """
-    section = gold.split("(")[0].split(".")[0]
-    for label, sec, level in labels:
-        if _is_section_label(gold):
-            if sec == gold:
-                return True
-        elif label == gold or label.startswith(gold + "(") or label.startswith(gold + "."):
-            return True
-        elif level == Level.SECTION and label == section:
-            return True
-    return False
+    # One rule with the evaluation metrics (gold_matches); a section unit's label is its section.
+    return any(gold_matches(gold, label, [sec] if sec else [], container=False) for label, sec, _level in labels)
 
 
 def score_pack(graph: StatuteGraph, version: str, gold: Sequence[str], node_ids: Sequence[str]) -> dict[str, float]:

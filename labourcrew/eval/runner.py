@@ -1,7 +1,7 @@
 """The evaluation harness: every dev item through a configuration, saved, resumable, scored.
 
 ``python -m labourcrew eval --dataset data/eval/dev_v1.jsonl [--config NAME] [--split report]
-[--backend offline|openai] --json`` (see :mod:`labourcrew.eval.cli_commands`).
+[--backend offline|openai] --json`` (see :mod:`labourcrew.cli.eval`).
 
 **Runs.** Each item is answered by the configuration's board (:func:`labourcrew.board.run.ask`)
 or baseline, and the run is saved under ``<runs_dir>/eval/<config>/`` -- board runs in the board's
@@ -29,7 +29,6 @@ import json
 import logging
 import math
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,12 +51,26 @@ from labourcrew.eval.ablations import (
     regate,
     suite_configs,
 )
-from labourcrew.eval.adapter import LabelMap, UnitFacts, UnitResolver, from_ask_result, from_baseline
+from labourcrew.eval.adapter import (
+    LabelMap,
+    UnitFacts,
+    UnitResolver,
+    from_ask_result,
+    from_baseline,
+)
 from labourcrew.eval.datasets import DEFAULT_DATASET, DevItem, load_dataset
-from labourcrew.eval.metrics import METRICS, OVERALL, EvalRun, identity_errors, summarise
+from labourcrew.eval.metrics import (
+    METRICS,
+    OVERALL,
+    EvalRun,
+    identity_errors,
+    summarise,
+)
 from labourcrew.eval.splits import SplitName, dataset_sha256, select_split
-from labourcrew.gate.crc import CalibrationRecord, load_calibration
+from labourcrew.fileio import write_json_atomic
+from labourcrew.gate.crc import load_calibration
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
+from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.settings import Settings, load_settings
 
 __all__ = [
@@ -188,19 +201,18 @@ class EvalResources:
         """
         with self._lock:
             if self._port is None:
-                from labourcrew.board.deps import PipelineRetrieval
-                from labourcrew.retrieval.pipeline import Retriever
+                from labourcrew.wiring import make_retrieval
 
                 logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite noise
-                self._port = PipelineRetrieval(Retriever.from_settings(self.settings, graph=self.graph))
+                self._port = make_retrieval(self.settings, self.graph)
             return self._port
 
     def offline_backend(self) -> Any:
         with self._lock:
             if self._offline is None:
-                from labourcrew.llm.offline import OfflineBackend
+                from labourcrew.deliberation.extractive import OfflineBackend
 
-                self._offline = OfflineBackend(self.graph)
+                self._offline = OfflineBackend(self.graph, self.settings.offline)
             return self._offline
 
     def chunk_port(self, chunking: str, settings: Settings) -> ChunkRetrieval:
@@ -208,9 +220,8 @@ class EvalResources:
             if chunking not in self._chunks:
                 encoder = None
                 port = self._port
-                retriever = getattr(port, "retriever", None)
-                if retriever is not None:
-                    encoder = retriever.encoder
+                if port is not None:
+                    encoder = getattr(port, "encoder", None)
                 root = settings.runs_dir / "eval" / "embed_cache"
                 self._chunks[chunking] = ChunkRetrieval(
                     self.graph,
@@ -300,16 +311,10 @@ def run_key(item: DevItem, config: EvalConfig, settings: Settings, calibration: 
 
 
 def _backend(config: EvalConfig, settings: Settings, res: EvalResources) -> Any:
-    from labourcrew.board.deps import make_backend
+    from labourcrew.wiring import make_backend
 
-    if settings.board.backend == "offline":
-        backend = res.offline_backend()
-        if settings.board.fault_rate > 0:
-            from labourcrew.llm.faults import FaultInjectingBackend
-
-            backend = FaultInjectingBackend(backend, rate=settings.board.fault_rate, seed=settings.board.fault_seed)
-    else:
-        backend = make_backend(settings, res.graph)
+    base = res.offline_backend() if settings.board.backend == "offline" else None
+    backend = make_backend(settings, res.graph, base=base)
     if not config.reentry:
         backend = NoReentryBackend(backend)
     return backend
@@ -332,21 +337,10 @@ def _port(config: EvalConfig, settings: Settings, res: EvalResources) -> Any:
 
 
 def _build_board(config: EvalConfig, settings: Settings, res: EvalResources, calibration: CalibrationRecord) -> Any:
-    from labourcrew.board.build import build_board
-    from labourcrew.board.deps import BoardDeps
+    from labourcrew.wiring import make_board
 
-    backend = _backend(config, settings, res)
-    online = settings.board.backend == "openai"
-    deps = BoardDeps(
-        graph=res.graph,
-        retrieval=_port(config, settings, res),
-        backend=backend,
-        calibration=calibration,
-        prompt_hashes=dict(getattr(backend, "prompt_hashes", {}) or {}),
-        retry_interval_s=0.5 if online else 0.01,
-        retry_jitter=online,
-    )
-    return build_board(settings, deps)
+    return make_board(settings, graph=res.graph, retrieval=_port(config, settings, res),
+                      backend=_backend(config, settings, res), calibration=calibration)
 
 
 def _resolver(config: EvalConfig, settings: Settings, res: EvalResources, versions: Iterable[str]) -> UnitResolver:
@@ -376,14 +370,8 @@ def load_labels(path: Path | None) -> LabelMap:
 
 
 def _save_baseline(result: Any, folder: Path, item_id: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{item_id}_{result.run_id}.baseline.json"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(result.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, indent=1) + "\n")
-    os.chmod(tmp, 0o644)  # mkstemp creates 0600; runs are ordinary readable files
-    os.replace(tmp, path)
-    return path
+    return write_json_atomic(folder / f"{item_id}_{result.run_id}.baseline.json", result.model_dump(mode="json"),
+                             indent=1)
 
 
 def _answer(
@@ -643,15 +631,7 @@ def results_path(name: str, split: str, out_dir: Path = RESULTS_DIR) -> Path:
 
 def write_results(payload: Mapping[str, Any], path: Path) -> Path:
     """Write a results payload (indented, sorted keys, ``null`` for NaN) atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text + "\n")
-    os.chmod(tmp, 0o644)  # mkstemp creates 0600; the results file is committed and read by the app
-    os.replace(tmp, path)
-    return path
+    return write_json_atomic(path, payload, indent=1, allow_nan=False)
 
 
 def _fmt(v: Any, width: int) -> str:

@@ -33,7 +33,7 @@ from labourcrew.gate.crc import Question
 from labourcrew.gate.labels import Label, cohens_kappa
 
 if TYPE_CHECKING:  # the board imports LangGraph; this module stays importable without it
-    from labourcrew.board.run import AskResult
+    from labourcrew.ledger.run import AskResult
 
 __all__ = [
     "claim_key",

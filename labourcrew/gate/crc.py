@@ -37,29 +37,16 @@ import hashlib
 import json
 import logging
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    PlainSerializer,
-    ValidationError,
-)
 
 from labourcrew.errors import DataError, InputError
+from labourcrew.ledger.gate import LOSS_BOUND, CalibrationRecord
 
 __all__ = [
-    "Tau",
-    "CalibrationRecord",
     "Question",
     "calibrate",
     "risk_curve",
@@ -73,105 +60,7 @@ logger = logging.getLogger(__name__)
 Question = Sequence[tuple[float, bool]]
 """One calibration question: its candidate claims as (trust_score, faithful) pairs."""
 
-LOSS_BOUND = 1.0  # B: the fraction loss lies in [0, 1]
 _EPS = 1e-12  # float slack in the bound comparison
-
-
-def _parse_tau(value: Any) -> Any:
-    # JSON has no infinity: a fail-closed threshold is written "inf" (null and "Infinity" read too).
-    if value is None or (isinstance(value, str) and value.strip().lower() in {"inf", "+inf", "infinity"}):
-        return math.inf
-    return value
-
-
-def _check_tau(value: float) -> float:
-    if math.isnan(value) or value == -math.inf:
-        raise ValueError("tau must be a number or +inf")
-    return value
-
-
-Tau = Annotated[
-    float,
-    BeforeValidator(_parse_tau),
-    AfterValidator(_check_tau),
-    PlainSerializer(lambda v: "inf" if math.isinf(v) else v, return_type=Any, when_used="json"),
-]
-"""A Trust Gate threshold in [-inf excluded, +inf]; +inf (fail closed) round-trips through JSON as "inf"."""
-
-
-class CalibrationRecord(BaseModel):
-    """A persisted Trust Gate calibration (``τ`` and what it was computed from).
-
-    ``tau`` may be ``inf`` (fail closed); it is written to JSON as the string ``"inf"`` and read
-    back from ``"inf"``, ``"Infinity"`` or ``null``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    tau: Tau = Field(description="Release threshold: claims with trust score >= tau are released.")
-    alpha: float = Field(gt=0.0, lt=1.0, description="Target risk level α.")
-    n: int = Field(ge=0, description="Number of calibration questions.")
-    empirical_risk: float = Field(
-        ge=0.0, le=1.0, description="Monotonised empirical risk R̂(τ̂) on the calibration set."
-    )
-    bound: float = Field(
-        ge=0.0, le=1.0, description="n/(n+1)·R̂(τ̂) + B/(n+1) (1.0 when n == 0)."
-    )
-    labels_sha256: str = Field(description="sha256 of the labels the calibration used.")
-    created: str = Field(description="Creation time, ISO 8601 UTC.")
-    method: Literal["crc"] = Field(default="crc", description="Calibration method.")
-    grid_size: int = Field(ge=0, description="Number of candidate thresholds scanned.")
-    loss_bound: float = Field(default=LOSS_BOUND, gt=0.0, description="B, the upper bound of the loss.")
-    note: str | None = Field(default=None, description="Why the gate fails closed, if it does.")
-
-    @property
-    def fail_closed(self) -> bool:
-        """True when the gate releases nothing (``tau`` is infinite)."""
-        return math.isinf(self.tau)
-
-    def releases(self, score: float) -> bool:
-        """Whether a claim with this trust score is released (``score >= tau``)."""
-        return not math.isnan(score) and score >= self.tau
-
-    def save(self, path: str | Path) -> Path:
-        """Write the record as JSON atomically (temp file in the same folder, then rename).
-
-        Returns:
-            The path written.
-        """
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        logger.info("saved calibration record tau=%s n=%d to %s", self.tau, self.n, path)
-        return path
-
-    @classmethod
-    def load(cls, path: str | Path) -> CalibrationRecord:
-        """Read a record written by :meth:`save`.
-
-        Raises:
-            DataError: the file is missing, not JSON, or not a valid record.
-        """
-        path = Path(path)
-        try:
-            return cls.model_validate_json(path.read_bytes())
-        except FileNotFoundError as exc:
-            raise DataError(f"no calibration record at {path}") from exc
-        except (ValidationError, ValueError, OSError) as exc:
-            raise DataError(
-                f"calibration record {path} is unreadable: {exc}",
-                help_message="Re-run calibration to rewrite the record.",
-            ) from exc
 
 
 def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:

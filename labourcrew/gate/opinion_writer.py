@@ -25,19 +25,20 @@ import logging
 import re
 from collections.abc import Sequence
 
-from pydantic import Field
-
-from labourcrew.gate.trust_gate import GatedClaim, GateResult
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.records import LedgerRecord, ReleaseStatus, Side
-from labourcrew.llm.offline import citation_label_bn
+from labourcrew.ledger.gate import (
+    EnglishBlock,
+    GatedClaim,
+    GateResult,
+    Opinion,
+    OpinionCheck,
+    OpinionSentence,
+)
+from labourcrew.ledger.records import ReleaseStatus, Side
+from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.normalize import normalize, to_bangla_digits
 
 __all__ = [
-    "OpinionSentence",
-    "EnglishBlock",
-    "OpinionCheck",
-    "Opinion",
     "render_sentence",
     "check_opinion",
     "write_opinion",
@@ -48,42 +49,6 @@ logger = logging.getLogger(__name__)
 
 _SIDE_ORDER = {Side.INTERPRETER: 0, Side.WORKER: 1, Side.EMPLOYER: 2}
 _BN = re.compile(r"[\u0980-\u09ff]")
-
-
-class OpinionSentence(LedgerRecord):
-    """One sentence of the narrative and the released claims it renders."""
-
-    text: str = Field(description="The sentence as printed.")
-    claim_ids: list[str] = Field(description="Released claims this sentence renders (empty for the framing line).")
-    citations: list[str] = Field(description="Bangla citations it carries, e.g. ['ধারা ২৭(১)'].")
-
-
-class EnglishBlock(LedgerRecord):
-    """English rendering of one released claim."""
-
-    claim_id: str = Field(description="The released claim.")
-    section: str | None = Field(description="ASCII section label of the English parallel (None: claim text itself).")
-    text: str = Field(description="English text: the section's unofficial translation, or the English claim.")
-    label: str = Field(description="Status label, e.g. 'unofficial translation, amended to 2018'.")
-    outdated: bool = Field(description="True when the Bangla text of this section changed after 2018.")
-
-
-class OpinionCheck(LedgerRecord):
-    """Result of the post-composition check of the narrative."""
-
-    ok: bool = Field(description="True when every sentence is a released claim and nothing rejected leaked.")
-    dropped_sentences: list[str] = Field(default_factory=list, description="Sentences removed by the check.")
-    leaked_claim_ids: list[str] = Field(default_factory=list, description="Rejected claims whose content was found (before dropping).")
-
-
-class Opinion(LedgerRecord):
-    """The narrative released to the user."""
-
-    opinion_bn: str = Field(description="The Bangla narrative.")
-    sentences: list[OpinionSentence] = Field(description="Its sentences, in order (framing line first).")
-    opinion_en: str | None = Field(default=None, description="English rendering (None unless requested).")
-    english: list[EnglishBlock] = Field(default_factory=list, description="English blocks per released claim.")
-    check: OpinionCheck = Field(description="The post-composition check.")
 
 
 def _citations(claim: GatedClaim) -> list[str]:

@@ -33,15 +33,21 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError
-from labourcrew.gate.annotation_queue import CalibrationData, calibration_questions, claim_key, resolved_labels
-from labourcrew.gate.crc import CalibrationRecord, calibrate
+from labourcrew.gate.annotation_queue import (
+    CalibrationData,
+    calibration_questions,
+    claim_key,
+    resolved_labels,
+)
+from labourcrew.gate.crc import calibrate
 from labourcrew.gate.labels import Label
-from labourcrew.gate.trust_gate import GateMode, GateResult, decide, primary_issue
+from labourcrew.gate.trust_gate import decide, primary_issue
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult
 from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus
 
 if TYPE_CHECKING:
-    from labourcrew.board.run import AskResult
+    from labourcrew.ledger.run import AskResult
 
 __all__ = [
     "StatusChange",
@@ -175,7 +181,7 @@ class Proposal(BaseModel):
 
 
 def _spotting(result: AskResult) -> Any:
-    from labourcrew.retrieval.issue_spotter import IssueSpotting
+    from labourcrew.ledger.retrieval import IssueSpotting
 
     if result.spotting is None:
         return None

@@ -44,36 +44,34 @@ import logging
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
 
-from pydantic import Field
-
-from labourcrew.audit.citation_checker import ClaimCheck, check_claim
-from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, TrustWeights, score_claim
-from labourcrew.gate.crc import CalibrationRecord, Tau
+from labourcrew.audit.citation_checker import check_claim
+from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, score_claim
+from labourcrew.ledger.audit import ClaimCheck
+from labourcrew.ledger.gate import (
+    CalibrationRecord,
+    CitedEvidence,
+    Coverage,
+    GatedClaim,
+    GateMode,
+    GateResult,
+    PrimaryIssue,
+)
 from labourcrew.ledger.records import (
     Claim,
     ClaimCategory,
-    Direction,
     EvidencePack,
-    LedgerRecord,
     ReleaseStatus,
     RoleStatus,
-    Side,
-    TrustComponents,
     TrustFinding,
     Verdict,
 )
+from labourcrew.settings import TrustWeights
+from labourcrew.statute.ids import within_any
 from labourcrew.statute.normalize import normalize
 
 __all__ = [
-    "GateMode",
     "QUESTION_COVERAGE",
-    "PrimaryIssue",
-    "Coverage",
-    "CitedEvidence",
-    "GatedClaim",
-    "GateResult",
     "primary_issue",
     "premise_errors",
     "coverage",
@@ -84,7 +82,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-GateMode = Literal["calibrated", "categorical"]
 QUESTION_COVERAGE = 0.5
 """Share of the question's content words the cited sections must contain (no concept, no section)."""
 
@@ -94,88 +91,6 @@ _WORD = re.compile(r"(?:[^\W_]|[\u0981-\u0983\u09bc\u09be-\u09cd\u09d7])+")
 
 def _fold(text: str) -> str:
     return normalize(text).translate(_FOLD)
-
-
-class PrimaryIssue(LedgerRecord):
-    """The question's primary issue, as the gate checks coverage of it."""
-
-    description: str = Field(description="Human-readable statement, e.g. 'concept: maternity'.")
-    section_ids: list[str] = Field(
-        default_factory=list, description="Node ids of the sections the question names (resolved)."
-    )
-    terms: list[str] = Field(
-        default_factory=list,
-        description="Words whose presence in the cited sections shows coverage (normalised).",
-    )
-    min_share: float = Field(
-        default=0.5, ge=0.0, le=1.0, description="Share of ``terms`` that must occur."
-    )
-
-
-class Coverage(LedgerRecord):
-    """Whether the accepted claims cover the primary issue."""
-
-    covered: bool = Field(description="True when the accepted claims cover the primary issue.")
-    method: Literal["sections", "terms", "none"] = Field(
-        description="sections: named sections cited; terms: words found; none: nothing accepted."
-    )
-    share: float = Field(ge=0.0, le=1.0, description="Share of sections/terms covered.")
-    detail: str = Field(description="What was found, for people.")
-
-
-class CitedEvidence(LedgerRecord):
-    """One citation of a gated claim with the Citation Checker's result."""
-
-    node_id: str = Field(description="Cited node id.")
-    section: str | None = Field(description="ASCII section label of the cited unit (None if off the pack).")
-    span: str = Field(description="The span as cited.")
-    verified: bool = Field(description="True when the span occurs in the unit (normalised comparison).")
-    code: str = Field(description="Citation Checker outcome: ok, unknown_node, span_too_short, span_not_found.")
-    matched_text: str | None = Field(default=None, description="Verbatim source substring matched (for highlighting).")
-
-
-class GatedClaim(LedgerRecord):
-    """A claim with everything the gate used to decide on it."""
-
-    claim_id: str = Field(description="Claim id.")
-    side: Side = Field(description="Side that made it.")
-    round: int = Field(ge=0, description="Deliberation round it was made in.")
-    challenge_to: str | None = Field(description="Claim it challenges, if any.")
-    text: str = Field(description="The claim text.")
-    category: ClaimCategory = Field(description="LegalHalluLens category (from the auditor's finding; factual without one).")
-    evidence: list[CitedEvidence] = Field(description="Its citations, checked.")
-    verdict: Verdict | None = Field(description="Trust Auditor verdict (None: never audited, scored as NEI).")
-    direction: Direction | None = Field(default=None, description="Direction of a departure, if any.")
-    trust_score: float = Field(ge=0.0, le=1.0, description="Composite trust score S in [0,1].")
-    trust_components: TrustComponents = Field(description="The score's components.")
-    accepted: bool = Field(description="True when the gate releases the claim.")
-    rejection_reason: str | None = Field(description="Why it was not released (None when accepted).")
-
-
-class GateResult(LedgerRecord):
-    """The Trust Gate's decision for one run."""
-
-    status: ReleaseStatus = Field(description="TGLO, DEGRADED or UNDECIDED (module docstring).")
-    status_reason: str = Field(description="Why this status, for people.")
-    mode: GateMode = Field(description="calibrated (τ from CRC) or categorical (auditor label decides).")
-    tau: Tau = Field(description="Threshold used (inf = fail closed); meaningless in categorical mode.")
-    alpha: float = Field(description="Target risk α of the calibration.")
-    calibration_n: int = Field(ge=0, description="Calibration questions behind τ (0 without a record).")
-    calibration_note: str | None = Field(description="Why τ is infinite, when it is.")
-    claims: list[GatedClaim] = Field(description="Every claim, in ledger order, with its decision.")
-    accepted_ids: list[str] = Field(description="Ids of released claims, in ledger order.")
-    coverage: Coverage = Field(description="Coverage of the primary issue by the released claims.")
-    failed_roles: list[str] = Field(description="Roles that failed irrecoverably.")
-    premise_errors: list[str] = Field(description="Problems with the question's premise (missing sections).")
-
-    @property
-    def fail_closed(self) -> bool:
-        """True when τ is infinite in calibrated mode (nothing can be released)."""
-        return self.mode == "calibrated" and math.isinf(self.tau)
-
-    def accepted(self) -> list[GatedClaim]:
-        """The released claims."""
-        return [c for c in self.claims if c.accepted]
 
 
 # ---------------------------------------------------------------- coverage and status
@@ -194,8 +109,8 @@ def primary_issue(spotting: object, section_ids: Sequence[str], question: str) -
         Named sections if any; else the Act's wording of the first specific concept (the first
         concept if all are generic); else the question's content words.
     """
-    from labourcrew.llm.offline import QUESTION_STOPWORDS
     from labourcrew.retrieval.issue_spotter import CONCEPTS
+    from labourcrew.retrieval.lexical import QUESTION_STOPWORDS
 
     if section_ids:
         return PrimaryIssue(description="sections named: " + ", ".join(section_ids), section_ids=list(section_ids))
@@ -225,17 +140,13 @@ def premise_errors(named_labels: Sequence[str], resolved: Mapping[str, str | Non
         ``"ধারা ৪০০ (section 400) does not exist in, or was omitted from, the 2025 text"``
         (omitted sections such as 184 in 2025 resolve to nothing as well).
     """
-    from labourcrew.llm.offline import citation_label_bn
+    from labourcrew.statute.ids import citation_label_bn
 
     return [
         f"{citation_label_bn(label)} (section {label}) does not exist in, or was omitted from, the {version} text"
         for label in named_labels
         if resolved.get(label) is None
     ]
-
-
-def _in_sections(node_id: str, section_ids: Sequence[str]) -> bool:
-    return any(node_id == s or node_id.startswith(s + "(") or node_id.startswith(s + ".") for s in section_ids)
 
 
 def coverage(
@@ -254,7 +165,7 @@ def coverage(
         return Coverage(covered=False, method="none", share=0.0, detail="no claim was released")
     cited = [n for c in accepted for n in c.cited_node_ids()]
     if primary.section_ids:
-        hit = [s for s in primary.section_ids if any(_in_sections(n, [s]) for n in cited)]
+        hit = [s for s in primary.section_ids if any(within_any(n, [s]) for n in cited)]
         share = len(hit) / len(primary.section_ids)
         return Coverage(
             covered=bool(hit),

@@ -15,15 +15,14 @@ from __future__ import annotations
 import difflib
 import hashlib
 import logging
-import os
 import re
-import tempfile
 from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError, InputError
+from labourcrew.fileio import write_text_atomic
 from labourcrew.statute import crossref, english, model, normalize, parse_bn
 from labourcrew.statute.model import (
     DEFAULT_VERSION,
@@ -437,10 +436,7 @@ def load_graph(data_dir: Path | None = None, cache_dir: Path | None = None) -> S
             cache_dir.mkdir(parents=True, exist_ok=True)
             for old in cache_dir.glob("statute_graph_*.json"):
                 old.unlink(missing_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(graph.model_dump_json())
-            os.replace(tmp, path)
+            write_text_atomic(path, graph.model_dump_json())
         except OSError as exc:  # read-only checkout: keep going without a cache
             log.warning("cannot write statute graph cache in %s: %s", cache_dir, exc)
     _CACHE[key] = graph

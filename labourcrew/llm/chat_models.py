@@ -70,7 +70,7 @@ def make_chat_model(llm: LLMSettings, role: str) -> ChatOpenAI:
 
     Args:
         llm: the ``llm`` settings group.
-        role: role name (a :class:`~labourcrew.llm.backend.Role` value); picks the model through
+        role: role name (a :class:`~labourcrew.ledger.roles.Role` value); picks the model through
             ``llm.model_for(role)``.
 
     Returns:

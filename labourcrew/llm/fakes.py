@@ -1,6 +1,6 @@
 """Scripted fake backends for tests (no model, no network).
 
-:class:`ScriptedBackend` implements :class:`~labourcrew.llm.backend.RoleBackend` by replaying a
+:class:`ScriptedBackend` implements :class:`~labourcrew.ledger.roles.RoleBackend` by replaying a
 script per role *channel* -- ``spot_issues``, ``counsel:worker``, ``counsel:employer``,
 ``interpret``, ``audit`` -- one step per call. A step is
 
@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from labourcrew.errors import PermanentRoleError
-from labourcrew.llm.backend import (
+from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -103,6 +103,11 @@ class ScriptedBackend:
         self.calls: list[CallRecord] = []
         self._lock = threading.Lock()
 
+    @property
+    def prompt_hashes(self) -> dict[str, str]:
+        """A scripted backend has no prompts."""
+        return {}
+
     def _usage(self, channel: str) -> CallUsage:
         return CallUsage(backend=self.name, llm_calls=self.llm_calls.get(channel.split(":")[0], self.llm_calls.get(channel, 0)))
 
@@ -174,6 +179,11 @@ class OneCallPerRole:
     def __init__(self, inner: RoleBackend, name: str = "one-call-per-role") -> None:
         self.inner = inner
         self.name = name
+
+    @property
+    def prompt_hashes(self) -> dict[str, str]:
+        """The wrapped backend's prompt hashes."""
+        return self.inner.prompt_hashes
 
     def _usage(self, usage: CallUsage) -> CallUsage:
         return usage.model_copy(update={"backend": self.name, "llm_calls": 1})

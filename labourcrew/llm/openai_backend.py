@@ -1,6 +1,6 @@
 """The ``openai`` backend: the board's language roles on any OpenAI-compatible chat endpoint.
 
-:class:`OpenAIBackend` implements :class:`~labourcrew.llm.backend.RoleBackend` (paper §3.1,
+:class:`OpenAIBackend` implements :class:`~labourcrew.ledger.roles.RoleBackend` (paper §3.1,
 App. D). Each method renders the role's prompt (:mod:`labourcrew.prompting`), makes **one** chat
 call and parses the reply into the role's output model.
 
@@ -36,7 +36,7 @@ Failures (raised, never swallowed -- the board's ``RetryPolicy`` and Supervisor 
 Every error carries ``kind`` (e.g. ``"timeout"``, ``"schema_violation"``) and ``role``
 attributes; its message never contains the API key (:func:`~labourcrew.llm.chat_models.redact`).
 
-Accounting. Each successful call returns a :class:`~labourcrew.llm.backend.CallUsage` with
+Accounting. Each successful call returns a :class:`~labourcrew.ledger.roles.CallUsage` with
 ``backend="openai:<model>"``, the tokens of the response's usage metadata, a cost estimate from
 :data:`PRICES_USD_PER_MTOK` (0 for unknown models) and ``llm_calls=1``. Every call, failed or not,
 is also appended to :attr:`OpenAIBackend.calls` (a :class:`CallRecorder`); :func:`count_llm_calls`
@@ -65,9 +65,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from labourcrew.errors import ConfigError, InputError, PermanentRoleError, RoleError, TransientRoleError
+from labourcrew.errors import (
+    ConfigError,
+    InputError,
+    PermanentRoleError,
+    RoleError,
+    TransientRoleError,
+)
 from labourcrew.ledger.records import Side
-from labourcrew.llm.backend import (
+from labourcrew.ledger.retrieval import IssueSpotting
+from labourcrew.ledger.roles import (
     LANGUAGE_ROLES,
     AuditInput,
     AuditOutput,
@@ -81,7 +88,7 @@ from labourcrew.llm.backend import (
 from labourcrew.llm.chat_models import make_chat_model, redact, resolve_api_key
 from labourcrew.prompting import IssueSpotterInput, load_prompt, prompt_hashes
 from labourcrew.retrieval.exact import find_section_refs
-from labourcrew.retrieval.issue_spotter import CONCEPTS, IssueSpotting
+from labourcrew.retrieval.issue_spotter import CONCEPTS
 from labourcrew.settings import LLMSettings
 from labourcrew.statute.normalize import to_ascii_digits
 
@@ -358,7 +365,7 @@ def _error(cls: type[RoleError], kind: str, role: Role, message: str, help_messa
 
 
 class OpenAIBackend:
-    """:class:`~labourcrew.llm.backend.RoleBackend` over an OpenAI-compatible chat endpoint.
+    """:class:`~labourcrew.ledger.roles.RoleBackend` over an OpenAI-compatible chat endpoint.
 
     Args:
         llm: the ``llm`` settings group (``settings.llm``): base_url, api_key, model,
@@ -423,6 +430,7 @@ class OpenAIBackend:
 
     # -- public API (RoleBackend) --------------------------------------------------------------
 
+    @property
     def prompt_hashes(self) -> dict[str, str]:
         """sha256 of each role's prompt template, for the run record."""
         return dict(self._hashes)
@@ -619,7 +627,11 @@ class OpenAIBackend:
     def _map_exception(self, role: Role, backend: str, exc: Exception) -> Exception:
         """Map a chat-client exception to a role error (unknown exceptions are returned as is)."""
         import openai
-        from langchain_core.exceptions import ContextOverflowError, ModelError, ModelRefusalError
+        from langchain_core.exceptions import (
+            ContextOverflowError,
+            ModelError,
+            ModelRefusalError,
+        )
 
         kind, cls = self._classify(exc, openai, ModelError, ModelRefusalError, ContextOverflowError)
         if cls is None:

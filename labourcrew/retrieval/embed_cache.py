@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from labourcrew.errors import DataError
+from labourcrew.fileio import atomic_open
 from labourcrew.retrieval.encoders import Encoder, Kind, check_texts, l2_normalise
 
 __all__ = ["cache_key", "CachedEncoder", "KINDS"]
@@ -176,24 +176,14 @@ class _Shelf:
             arrays["sp_indptr"] = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
             arrays["sp_idx"] = np.concatenate([self.sp[k][0] for k in keys] or [np.zeros(0, np.uint32)]).astype(np.uint32)
             arrays["sp_val"] = np.concatenate([self.sp[k][1] for k in keys] or [np.zeros(0, np.float16)]).astype(np.float16)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-                    for name, arr in arrays.items():
-                        buf = io.BytesIO()
-                        np.lib.format.write_array(buf, arr, allow_pickle=False)
-                        info = zipfile.ZipInfo(name + ".npy", date_time=_FIXED_DATE)
-                        info.compress_type = zipfile.ZIP_DEFLATED
-                        zf.writestr(info, buf.getvalue())
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o644)  # mkstemp makes 0600; the cache is a shared, committed file
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_open(self.path, binary=True) as fh:
+            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                for name, arr in arrays.items():
+                    buf = io.BytesIO()
+                    np.lib.format.write_array(buf, arr, allow_pickle=False)
+                    info = zipfile.ZipInfo(name + ".npy", date_time=_FIXED_DATE)
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    zf.writestr(info, buf.getvalue())
         self._stamp = self._stat()
         self.dirty = False
         logger.info("embedding cache %s saved: %d entries", self.path, len(keys))

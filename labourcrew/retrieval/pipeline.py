@@ -38,17 +38,33 @@ from labourcrew.errors import IndexNotBuiltError, InputError
 from labourcrew.graph.statute_graph import StatuteGraph, check_version, load_graph
 from labourcrew.graph.store import MilvusStore
 from labourcrew.ledger.records import EvidenceItem, EvidencePack, HopTraceEntry
+from labourcrew.ledger.retrieval import (
+    IssueSpotting,
+    PlannerRequest,
+    QuestionType,
+    RetrievalPlan,
+)
 from labourcrew.retrieval.embed_cache import CachedEncoder
 from labourcrew.retrieval.encoders import Encoder
-from labourcrew.retrieval.issue_spotter import IssueSpotting, spot_issues
+from labourcrew.retrieval.issue_spotter import spot_issues
 from labourcrew.retrieval.lexical import LexicalIndex
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY, HopSeed, hop
-from labourcrew.retrieval.planner import RetrievalPlan, RetrievalRequest, clamp, make_plan, plan_from_request
-from labourcrew.retrieval.statute_retriever import CHANNELS, RankedHit, StatuteRetriever, build_lexical_index
-from labourcrew.settings import QuestionType, Settings, load_settings
+from labourcrew.retrieval.planner import clamp, make_plan, plan_from_request
+from labourcrew.retrieval.statute_retriever import (
+    CHANNELS,
+    RankedHit,
+    StatuteRetriever,
+    build_lexical_index,
+)
+from labourcrew.settings import Settings, load_settings
 from labourcrew.statute.model import DEFAULT_VERSION, Level
 
+LEXICAL_CHANNELS = ("lexical", "exact")
+
 __all__ = [
+    "LEXICAL_CHANNELS",
+    "direct_items",
+    "assemble_pack",
     "MAX_QUESTION_CHARS",
     "PROVENANCE_FLOOR",
     "AGREEMENT_BONUS",
@@ -197,8 +213,8 @@ class Retriever:
         self,
         settings: Settings,
         graph: StatuteGraph,
-        encoder: Encoder,
-        store: MilvusStore,
+        encoder: Encoder | None,
+        store: MilvusStore | None,
         lexical: dict[str, LexicalIndex] | None = None,
         *,
         decay: float = DEFAULT_DECAY,
@@ -206,6 +222,8 @@ class Retriever:
         self.settings = settings
         self.graph = graph
         self.encoder = encoder.inner if isinstance(encoder, CachedEncoder) else encoder
+        if (self.encoder is None) != (store is None):
+            raise ValueError("give both an encoder and a store, or neither (lexical and exact channels only)")
         self.store = store
         self.decay = decay
         self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical)
@@ -248,9 +266,18 @@ class Retriever:
             raise
         return cls(settings, graph, enc, store, lexical)
 
+    @classmethod
+    def lexical_only(cls, settings: Settings, graph: StatuteGraph) -> Retriever:
+        """A retriever without a vector index: lexical and exact channels, same fusion and hopping.
+
+        For tests and for machines without a built index; BM25 indexes are built on first use.
+        """
+        return cls(settings, graph, encoder=None, store=None)
+
     def close(self) -> None:
-        """Close the Milvus store."""
-        self.store.close()
+        """Close the Milvus store (nothing to close without one)."""
+        if self.store is not None:
+            self.store.close()
 
     def __enter__(self) -> Retriever:
         return self
@@ -259,15 +286,68 @@ class Retriever:
         self.close()
 
     # ---------------------------------------------------------------------------------------
-    def _check_version(self, version: str | None) -> str:
+    @property
+    def channels(self) -> tuple[str, ...]:
+        """The channels this retriever can search (no ``dense`` without a vector store)."""
+        return CHANNELS if self.store is not None else LEXICAL_CHANNELS
+
+    def check_version(self, version: str | None) -> str:
+        """Return the version to search (default from settings) when it can be searched.
+
+        Raises:
+            InputError: unknown version.
+            IndexNotBuiltError: the version has no collection for this encoder.
+        """
         version = version or self.settings.statute.default_version or DEFAULT_VERSION
         check_version(version)
-        if not self.store.has_collection(version, self.encoder.name):
+        if self.store is not None and not self.store.has_collection(version, self.encoder.name):
             raise IndexNotBuiltError(
                 f"version {version!r} is not indexed for encoder {self.encoder.name!r}",
                 help_message=f"Build it: python -m labourcrew index build --version {version}",
             )
         return version
+
+    def search(
+        self,
+        plan: RetrievalPlan,
+        version: str,
+        *,
+        channels: tuple[str, ...] | None = None,
+        timings: dict[str, float] | None = None,
+        ranks: dict[str, dict[str, int]] | None = None,
+    ) -> list[EvidenceItem]:
+        """Statute Retriever: the plan's fused direct hits, best first (see :func:`direct_items`).
+
+        Args:
+            plan: the clamped plan.
+            version: a version accepted by :meth:`check_version`.
+            channels: channels to use (default :attr:`channels`; ``dense`` is dropped without a store).
+            timings: filled with per-channel milliseconds when given.
+            ranks: filled with node id -> {channel: best 1-based rank} when given.
+        """
+        wanted = tuple(c for c in (channels or self.channels) if c in self.channels) or LEXICAL_CHANNELS[:1]
+        t0 = time.perf_counter()
+        hits: list[RankedHit] = self.statute.search(plan, version, channels=wanted, timings=timings)
+        if timings is not None:
+            timings["retrieve_ms"] = (time.perf_counter() - t0) * 1000
+        if ranks is not None:
+            ranks.update({h.node_id: dict(h.ranks) for h in hits})
+        return direct_items(self.graph, hits)
+
+    def expand(
+        self,
+        direct: list[EvidenceItem],
+        plan: RetrievalPlan,
+        version: str,
+        *,
+        hop_enabled: bool = True,
+        timings: dict[str, float] | None = None,
+    ) -> EvidencePack:
+        """Link Hopper + pack ordering over ``direct`` (see :func:`assemble_pack`)."""
+        return assemble_pack(
+            self.graph, direct, plan, pack_cap=self.settings.retrieval.pack_cap, decay=self.decay,
+            hop_enabled=hop_enabled, timings=timings,
+        )
 
     def retrieve(
         self,
@@ -275,7 +355,7 @@ class Retriever:
         version: str | None = None,
         plan: RetrievalPlan | None = None,
         *,
-        channels: tuple[str, ...] = CHANNELS,
+        channels: tuple[str, ...] | None = None,
         hop_enabled: bool = True,
     ) -> RetrievalResult:
         """Retrieve the Evidence Pack for one question.
@@ -284,7 +364,7 @@ class Retriever:
             question: the user's question (Bangla, English, romanised, noisy).
             version: statute version (default ``settings.statute.default_version``).
             plan: a plan to execute instead of the planner's (it is clamped to its type's ceilings).
-            channels: channels to use (benchmark ablations; default all three).
+            channels: channels to use (benchmark ablations; default all this retriever has).
             hop_enabled: False skips the Link Hopper (benchmark ablation).
 
         Returns:
@@ -297,27 +377,29 @@ class Retriever:
         t_all = time.perf_counter()
         timings: dict[str, float] = {}
         q = validate_question(question)
-        version = self._check_version(version)
+        version = self.check_version(version)
         t0 = time.perf_counter()
         spotting = spot_issues(q)
         timings["spot_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
-        if plan is None:
-            plan = make_plan(spotting, self.settings, graph=self.graph, version=version)
-        else:
-            plan = clamp(plan, plan.question_type, self.settings)
+        plan = self.plan(spotting, version) if plan is None else clamp(plan, plan.question_type, self.settings)
         timings["plan_ms"] = (time.perf_counter() - t0) * 1000
         ranks: dict[str, dict[str, int]] = {}
-        result = self._execute(plan, version, timings, channels=channels, hop_enabled=hop_enabled, ranks=ranks)
+        direct = self.search(plan, version, channels=channels, timings=timings, ranks=ranks)
+        pack = self.expand(direct, plan, version, hop_enabled=hop_enabled, timings=timings)
         timings["total_ms"] = (time.perf_counter() - t_all) * 1000
-        on_pack = result.node_ids()
+        on_pack = pack.node_ids()
         return RetrievalResult(
             question=q, version=version, question_type=spotting.question_type, spotting=spotting, plan=plan,
-            evidence_pack=result, hop_trace=list(result.hop_trace), timings_ms={k: round(v, 2) for k, v in timings.items()},
+            evidence_pack=pack, hop_trace=list(pack.hop_trace), timings_ms={k: round(v, 2) for k, v in timings.items()},
             channel_ranks={n: r for n, r in ranks.items() if n in on_pack},
         )
 
-    def retrieve_request(self, request: RetrievalRequest, version: str | None = None) -> EvidencePack:
+    def plan(self, spotting: IssueSpotting, version: str) -> RetrievalPlan:
+        """The Retrieval Planner's clamped plan for a spotted question."""
+        return make_plan(spotting, self.settings, graph=self.graph, version=version)
+
+    def retrieve_request(self, request: PlannerRequest, version: str | None = None) -> EvidencePack:
         """Run a Trust Auditor retrieval request (seeds, edge types, hop budget), clamped.
 
         Seeds that do not exist in the version are dropped; the seeds themselves are on the pack.
@@ -325,57 +407,81 @@ class Retriever:
         Raises:
             InputError: unknown version, or no valid seed and no query.
         """
-        version = self._check_version(version)
+        version = self.check_version(version)
         seeds = [s for s in request.seeds if s in self.graph.units and s.startswith(f"{version}:")]
         queries = [validate_question(q) for q in request.queries]
         if not seeds and not queries:
             raise InputError(f"the retrieval request has no seed node of version {version} and no query")
         plan = plan_from_request(request.model_copy(update={"seeds": seeds, "queries": queries}), self.settings)
-        return self._execute(plan, version, {})
+        return self.expand(self.search(plan, version), plan, version)
 
-    def _execute(
-        self,
-        plan: RetrievalPlan,
-        version: str,
-        timings: dict[str, float],
-        *,
-        channels: tuple[str, ...] = CHANNELS,
-        hop_enabled: bool = True,
-        ranks: dict[str, dict[str, int]] | None = None,
-    ) -> EvidencePack:
-        t0 = time.perf_counter()
-        hits: list[RankedHit] = self.statute.search(plan, version, channels=channels, timings=timings)
-        timings["retrieve_ms"] = (time.perf_counter() - t0) * 1000
-        if ranks is not None:
-            ranks.update({h.node_id: dict(h.ranks) for h in hits})
-        items: dict[str, EvidenceItem] = {}
-        top = max((h.score for h in hits), default=0.0)
-        prov: dict[str, float] = {}
-        for h in hits:
-            u = self.graph.units[h.node_id]
-            prov[h.node_id] = direct_provenance(h.score, top, len(h.channels))
-            items[h.node_id] = EvidenceItem(
-                node_id=h.node_id, section=u.section, level=u.level, text=u.text,
-                channels=list(h.channels), score=h.score, provenance=prov[h.node_id],
+
+def direct_items(graph: StatuteGraph, hits: list[RankedHit]) -> list[EvidenceItem]:
+    """Evidence items of the Statute Retriever's fused hits, with :func:`direct_provenance`.
+
+    Args:
+        graph: the StatuteGraph holding the hits.
+        hits: fused hits, best first.
+
+    Returns:
+        One item per hit, same order: channels from the hit, hop depth 0.
+    """
+    top = max((h.score for h in hits), default=0.0)
+    out: list[EvidenceItem] = []
+    for h in hits:
+        u = graph.units[h.node_id]
+        out.append(EvidenceItem(
+            node_id=h.node_id, section=u.section, level=u.level, text=u.text, channels=list(h.channels),
+            score=h.score, provenance=direct_provenance(h.score, top, len(h.channels)),
+        ))
+    return out
+
+
+def assemble_pack(
+    graph: StatuteGraph,
+    direct: list[EvidenceItem],
+    plan: RetrievalPlan,
+    *,
+    pack_cap: int,
+    decay: float = DEFAULT_DECAY,
+    hop_enabled: bool = True,
+    timings: dict[str, float] | None = None,
+) -> EvidencePack:
+    """The one Evidence Pack assembly: Link Hopper from ``direct``, then :func:`order_pack`.
+
+    Units the Link Hopper adds have channel ``hop``, ``via``/``hop_depth`` set and provenance =
+    their source's provenance x ``decay`` per hop. The Hop Trace keeps only edges whose target
+    made it onto the (capped) pack, so every trace entry can be shown next to its unit.
+
+    Args:
+        graph: the StatuteGraph.
+        direct: direct hits (see :func:`direct_items`), best first.
+        plan: the executed plan (hops, edge types).
+        pack_cap: most units on the pack.
+        decay: Link Hopper score/provenance factor per hop.
+        hop_enabled: False skips the Link Hopper (ablation).
+        timings: filled with ``hop_ms`` and ``pack_ms`` when given.
+
+    Returns:
+        The capped, ordered :class:`EvidencePack` with its Hop Trace.
+    """
+    items: dict[str, EvidenceItem] = {i.node_id: i for i in direct}
+    trace: list[HopTraceEntry] = []
+    t0 = time.perf_counter()
+    if hop_enabled and plan.hops > 0 and direct:
+        seeds = [HopSeed(node_id=i.node_id, score=i.score, provenance=i.provenance) for i in direct]
+        res = hop(graph, seeds, hops=plan.hops, edge_types=plan.edge_types, decay=decay)
+        for node in res.added:
+            u = graph.units[node.node_id]
+            items[node.node_id] = EvidenceItem(
+                node_id=node.node_id, section=u.section, level=u.level, text=u.text, channels=["hop"],
+                score=node.score, provenance=node.provenance, hop_depth=node.depth, via=node.via,
             )
-        trace: list[HopTraceEntry] = []
-        t0 = time.perf_counter()
-        if hop_enabled and plan.hops > 0 and hits:
-            seeds = [HopSeed(node_id=h.node_id, score=h.score, provenance=prov[h.node_id]) for h in hits]
-            res = hop(self.graph, seeds, hops=plan.hops, edge_types=plan.edge_types, decay=self.decay)
-            for node in res.added:
-                u = self.graph.units[node.node_id]
-                items[node.node_id] = EvidenceItem(
-                    node_id=node.node_id, section=u.section, level=u.level, text=u.text, channels=["hop"],
-                    score=node.score, provenance=node.provenance, hop_depth=node.depth, via=node.via,
-                )
-            trace = res.trace
-        timings["hop_ms"] = (time.perf_counter() - t0) * 1000
-        t0 = time.perf_counter()
-        ordered = order_pack(list(items.values()), self.graph, self.settings.retrieval.pack_cap)
-        kept = {i.node_id for i in ordered}
-        # The trace keeps only edges whose target made it onto the (capped) pack, so every trace
-        # entry can be shown next to its unit; sources may be direct hits outside the cap.
-        trace = [e for e in trace if e.target in kept]
-        timings["pack_ms"] = (time.perf_counter() - t0) * 1000
-        return EvidencePack(items=ordered, hop_trace=trace)
+        trace = res.trace
+    t1 = time.perf_counter()
+    ordered = order_pack(list(items.values()), graph, pack_cap)
+    kept = {i.node_id for i in ordered}
+    if timings is not None:
+        timings["hop_ms"] = (t1 - t0) * 1000
+        timings["pack_ms"] = (time.perf_counter() - t1) * 1000
+    return EvidencePack(items=ordered, hop_trace=[e for e in trace if e.target in kept])

@@ -11,17 +11,19 @@ exactly in the question. :func:`clamp` applies the per-question-type ceilings of
 from __future__ import annotations
 
 import logging
-from typing import Self
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.retrieval import (
+    IssueSpotting,
+    PlannerRequest,
+    QuestionType,
+    RetrievalPlan,
+)
 from labourcrew.retrieval.exact import resolve_refs
-from labourcrew.retrieval.issue_spotter import IssueSpotting
-from labourcrew.settings import QuestionType, Settings
+from labourcrew.settings import Settings
 from labourcrew.statute.model import ENGLISH_VERSION, EdgeType
 
-__all__ = ["RetrievalPlan", "RetrievalRequest", "EDGES_BY_TYPE", "make_plan", "clamp", "plan_from_request"]
+__all__ = [ "EDGES_BY_TYPE", "make_plan", "clamp", "plan_from_request"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,56 +40,6 @@ EDGES_BY_TYPE: dict[QuestionType, frozenset[EdgeType]] = {
     QuestionType.COMPARATIVE: frozenset({_P, _C, _UP}),
     QuestionType.MULTI_HOP: frozenset({_P, _C, _UP, _X}),
 }
-
-
-class RetrievalPlan(BaseModel):
-    """What the Statute Retriever and the Link Hopper will do for one question."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    question_type: QuestionType = Field(description="Question type whose ceilings apply.")
-    queries: list[str] = Field(default_factory=list, description="Sub-queries, each run separately.")
-    expansion_terms: list[str] = Field(
-        default_factory=list,
-        description="The Act's Bangla wording of the concepts found; appended to lexical queries only.",
-    )
-    dense_expansion: bool = Field(
-        default=False,
-        description=(
-            "Also append expansion_terms to the dense query. Set for questions not written in Bangla "
-            "script: e5-small alone matches English/romanised text to the Bangla Act poorly."
-        ),
-    )
-    k: int = Field(ge=1, description="Units kept per sub-query after fusion.")
-    hops: int = Field(ge=0, description="Link Hopper depth (0: no hopping).")
-    edge_types: set[EdgeType] = Field(description="Edge types the Link Hopper may follow.")
-    seeds: list[str] = Field(
-        default_factory=list, description="Node ids named exactly (exact channel / hop seeds)."
-    )
-
-    @model_validator(mode="after")
-    def _something_to_do(self) -> Self:
-        if not self.queries and not self.seeds:
-            raise ValueError("a retrieval plan needs at least one query or one seed node")
-        return self
-
-
-class RetrievalRequest(BaseModel):
-    """A follow-up retrieval a later role (the Trust Auditor) asks for."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    seeds: list[str] = Field(default_factory=list, description="Node ids to start hopping from.")
-    edge_types: set[EdgeType] = Field(
-        default_factory=lambda: {EdgeType.PROVISO, EdgeType.CROSS_REF},
-        description="Edge types to follow from the seeds.",
-    )
-    hop_budget: int = Field(default=1, ge=0, description="Hops requested (clamped by the ceilings).")
-    queries: list[str] = Field(default_factory=list, description="Optional text queries to run too.")
-    k: int = Field(default=5, ge=1, description="Units per query requested (clamped).")
-    question_type: QuestionType = Field(
-        default=QuestionType.MULTI_HOP, description="Question type whose ceilings bound the request."
-    )
 
 
 def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGraph, version: str) -> RetrievalPlan:
@@ -139,7 +91,7 @@ def clamp(plan: RetrievalPlan, question_type: QuestionType, settings: Settings) 
     return clamped
 
 
-def plan_from_request(request: RetrievalRequest, settings: Settings) -> RetrievalPlan:
+def plan_from_request(request: PlannerRequest, settings: Settings) -> RetrievalPlan:
     """Plan for a Trust Auditor request (seeds, edge types, hop budget), clamped like any plan.
 
     Raises:

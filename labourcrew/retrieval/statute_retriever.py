@@ -33,9 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from labourcrew.errors import IndexNotBuiltError
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.graph.store import MilvusStore
+from labourcrew.ledger.retrieval import RetrievalPlan
 from labourcrew.retrieval.encoders import Encoder
 from labourcrew.retrieval.lexical import LexicalIndex
-from labourcrew.retrieval.planner import RetrievalPlan
 from labourcrew.settings import RetrievalSettings
 from labourcrew.statute.model import Level, Unit
 

@@ -24,7 +24,12 @@ from collections.abc import Callable
 
 from labourcrew.statute.model import CrossRef, Level, Unit
 from labourcrew.statute.normalize import to_ascii_digits
-from labourcrew.statute.parse_bn import BN_CONSONANTS, CHAPTER_ORDINALS, clause_letter, romanize_suffix
+from labourcrew.statute.parse_bn import (
+    BN_CONSONANTS,
+    CHAPTER_ORDINALS,
+    clause_letter,
+    romanize_suffix,
+)
 
 __all__ = ["extract_bangla_refs"]
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from labourcrew.gate.annotation_queue import PairAgreement, Progress, QueueItem
 from labourcrew.gate.labels import LabelStore
-from labourcrew.llm.offline import citation_label_bn
+from labourcrew.statute.ids import citation_label_bn
 from labourcrew.viz.passages import highlight
 
 __all__ = ["LABEL_NAMES", "read_annotator", "skipped", "render_progress", "render_item", "render_agreement",

@@ -23,7 +23,7 @@ from labourcrew.viz.statute import VERSION_NAMES
 from labourcrew.viz.style import STATUS_STYLE
 
 if TYPE_CHECKING:
-    from labourcrew.board.run import AskResult
+    from labourcrew.ledger.run import AskResult
 
 __all__ = ["EXAMPLES", "AskInput", "read_input", "run_with_progress", "status_badge", "render_answer", "remember",
            "remembered"]

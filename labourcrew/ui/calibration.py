@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from labourcrew.gate.crc import CalibrationRecord, risk_curve
+from labourcrew.gate.crc import risk_curve
 from labourcrew.gate.recalibration import (
     Proposal,
     StatusChange,
@@ -19,6 +19,7 @@ from labourcrew.gate.recalibration import (
     status_changes,
 )
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.ui.frame import chart
 from labourcrew.viz.charts import fmt_tau, risk_curve_figure

@@ -10,18 +10,27 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from labourcrew.gate.crc import CalibrationRecord
-from labourcrew.gate.trust_gate import GatedClaim
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.gate import CalibrationRecord, GatedClaim
 from labourcrew.settings import Settings
 from labourcrew.ui.ask import render_passage, status_badge
 from labourcrew.ui.frame import chart, link
-from labourcrew.viz.charts import fmt_tau, role_timeline_figure, score_vs_tau_figure, trust_components_figure
+from labourcrew.viz.charts import (
+    fmt_tau,
+    role_timeline_figure,
+    score_vs_tau_figure,
+    trust_components_figure,
+)
 from labourcrew.viz.network import LEGEND_PX, hop_trace_neighbourhood, network_html
-from labourcrew.viz.run_view import cited_passages, claims_by_side, run_marks, unique_backends
+from labourcrew.viz.run_view import (
+    cited_passages,
+    claims_by_side,
+    run_marks,
+    unique_backends,
+)
 
 if TYPE_CHECKING:
-    from labourcrew.board.run import AskResult
+    from labourcrew.ledger.run import AskResult
 
 __all__ = ["requested_run", "render_run", "calibration_for"]
 

@@ -136,8 +136,7 @@ def cached_board(key: str, _settings: Settings) -> Any:
     Raises:
         IndexNotBuiltError / ConfigError: the index or the backend cannot be set up.
     """
-    from labourcrew.board.build import build_board
-    from labourcrew.board.deps import default_deps
+    from labourcrew.wiring import make_board
 
     logger.info("building the deliberation board for settings %s", key.split(":", 1)[0][:12])
-    return build_board(_settings, default_deps(_settings, graph=cached_graph()))
+    return make_board(_settings, graph=cached_graph())

@@ -14,7 +14,7 @@ from labourcrew.settings import Settings
 from labourcrew.viz.run_view import Marks, run_marks
 
 if TYPE_CHECKING:
-    from labourcrew.board.run import AskResult, RunSummary
+    from labourcrew.ledger.run import AskResult, RunSummary
 
 __all__ = ["run_files", "summaries", "load", "all_results", "marks_for", "pick_run"]
 

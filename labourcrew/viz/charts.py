@@ -18,8 +18,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, TrustWeights
+from labourcrew.audit.trust_score import DEFAULT_WEIGHTS
 from labourcrew.ledger.records import TrustComponents
+from labourcrew.settings import TrustWeights
 from labourcrew.viz.style import base_layout
 
 __all__ = [

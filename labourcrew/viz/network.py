@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from labourcrew.errors import InputError
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidenceItem, HopTraceEntry
-from labourcrew.llm.offline import citation_label_bn
+from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.model import ENGLISH_VERSION, EdgeType, Level
 from labourcrew.viz.style import EDGE_COLOURS, EDGE_LABELS_BN, FONT_FAMILY, MARK_COLOURS
 
@@ -295,7 +295,9 @@ def network_html(
     Returns:
         The HTML page (UTF-8 text), with vis-network inlined and no remote resource.
     """
-    from pyvis.network import Network  # pyvis pulls jinja2; only pay for it when drawing
+    from pyvis.network import (
+        Network,  # pyvis pulls jinja2; only pay for it when drawing
+    )
 
     ev, ci = set(evidence), set(cited)
     net = Network(height=f"{height_px}px", width="100%", directed=True, cdn_resources="in_line",

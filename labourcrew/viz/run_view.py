@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from labourcrew.gate.trust_gate import GatedClaim
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.llm.offline import citation_label_bn
+from labourcrew.ledger.gate import GatedClaim
+from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.model import ENGLISH_VERSION, EnglishParallel
 from labourcrew.viz.passages import highlight
 
 if TYPE_CHECKING:
-    from labourcrew.board.run import AskResult
+    from labourcrew.ledger.run import AskResult
 
 __all__ = ["Passage", "Marks", "cited_passages", "run_marks", "claims_by_side", "unique_backends", "PHASES",
            "phase_of"]

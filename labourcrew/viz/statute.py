@@ -14,9 +14,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import InputError
-from labourcrew.graph.statute_graph import StatuteGraph, check_version, parse_section_query
-from labourcrew.llm.offline import citation_label_bn
-from labourcrew.statute.model import ENGLISH_VERSION, EnglishParallel, Level, SectionDiff
+from labourcrew.graph.statute_graph import (
+    StatuteGraph,
+    check_version,
+    parse_section_query,
+)
+from labourcrew.statute.ids import citation_label_bn
+from labourcrew.statute.model import (
+    ENGLISH_VERSION,
+    EnglishParallel,
+    Level,
+    SectionDiff,
+)
 from labourcrew.statute.normalize import to_bangla_digits
 from labourcrew.viz.network import network_html, section_neighbourhood
 from labourcrew.viz.passages import highlight

@@ -22,11 +22,11 @@ def app_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppEnv]:
     with pytest.MonkeyPatch.context() as mp:
         for k, v in env.env().items():
             mp.setenv(k, v)
-        from labourcrew.board.build import build_board
         from labourcrew.board.run import ask
         from labourcrew.settings import load_settings
+        from labourcrew.wiring import make_board
 
-        board = build_board(load_settings())
+        board = make_board(load_settings())
         ask(QUESTION, board=board)
         ask("ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?", board=board)
         yield env

@@ -58,7 +58,7 @@ def write_fixture_calibration(path: Path, tau: float = 0.5) -> None:
 
     Test fixture only (labels_sha256 of nothing); the shipped record comes from real labels.
     """
-    from labourcrew.gate.crc import CalibrationRecord
+    from labourcrew.ledger.gate import CalibrationRecord
 
     CalibrationRecord(tau=tau, alpha=0.10, n=30, empirical_risk=0.03, bound=0.06, labels_sha256="0" * 64,
                       created="2026-01-01T00:00:00+00:00", grid_size=30, note=None).save(path)

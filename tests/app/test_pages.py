@@ -160,7 +160,7 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
     assert at.success and "trust_gate." in at.success[0].value
     files = sorted(p.name for p in cal.parent.glob("trust_gate*.json"))
     assert "trust_gate.json" in files and len(files) == 3  # current + new stamped + archived old
-    from labourcrew.gate.crc import CalibrationRecord
+    from labourcrew.ledger.gate import CalibrationRecord
 
     new = CalibrationRecord.load(cal)
     assert new.alpha == 0.5 and new.labels_sha256 == store.labels_sha256() and new.n == 1
@@ -213,7 +213,7 @@ def test_no_secret_in_any_page_log_or_export(app_page, app_env, caplog, tmp_path
 
 
 def test_cache_keys_follow_settings_and_calibration_without_holding_secrets(app_env, monkeypatch):
-    from labourcrew.gate.crc import CalibrationRecord
+    from labourcrew.ledger.gate import CalibrationRecord
     from labourcrew.settings import load_settings
     from labourcrew.ui.resources import board_key, settings_key
 

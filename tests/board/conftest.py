@@ -9,11 +9,12 @@ from collections.abc import Callable
 import pytest
 
 from labourcrew.board.build import Board, build_board
-from labourcrew.board.deps import BoardDeps, CachedRetrieval, LexicalRetrieval
-from labourcrew.gate.crc import CalibrationRecord
+from labourcrew.board.deps import BoardDeps, CachedRetrieval
+from labourcrew.deliberation.extractive import OfflineBackend
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.llm.backend import RoleBackend
-from labourcrew.llm.offline import OfflineBackend
+from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.ledger.roles import RoleBackend
+from labourcrew.retrieval.pipeline import Retriever
 from labourcrew.settings import Settings, load_settings
 
 
@@ -48,7 +49,7 @@ def base_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="session")
 def lexical(graph: StatuteGraph, base_settings: Settings) -> CachedRetrieval:
     """Lexical + exact retrieval over the real Act, memoised (deterministic, so caching is exact)."""
-    return CachedRetrieval(LexicalRetrieval(graph, base_settings))
+    return CachedRetrieval(Retriever.lexical_only(base_settings, graph))
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,12 @@ import pytest
 from labourcrew.board.run import ask
 from labourcrew.errors import PermanentRoleError, TransientRoleError
 from labourcrew.ledger.records import ClaimCategory, ReleaseStatus, Side, Verdict
-from labourcrew.llm.backend import AuditOutput, CounselOutput, ProposedCitation, ProposedClaim
+from labourcrew.ledger.roles import (
+    AuditOutput,
+    CounselOutput,
+    ProposedCitation,
+    ProposedClaim,
+)
 from labourcrew.llm.fakes import MALFORMED, REFUSAL, Malformed, ScriptedBackend
 
 Q = "স্থায়ী শ্রমিক কত দিনের নোটিশ দিয়ে চাকরি থেকে ইস্তফা দিতে পারেন?"

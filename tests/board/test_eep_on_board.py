@@ -7,7 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labourcrew.board.run import ask
-from labourcrew.llm.backend import CounselOutput, InterpreterOutput, ProposedCitation, ProposedClaim
+from labourcrew.ledger.roles import (
+    CounselOutput,
+    InterpreterOutput,
+    ProposedCitation,
+    ProposedClaim,
+)
 from labourcrew.llm.fakes import ScriptedBackend
 
 Q = "স্থায়ী শ্রমিক কত দিনের নোটিশ দিয়ে চাকরি থেকে ইস্তফা দিতে পারেন?"

@@ -12,13 +12,14 @@ from collections import Counter
 import pytest
 
 from labourcrew.board.build import build_board
-from labourcrew.board.deps import BoardDeps, make_backend
+from labourcrew.board.deps import BoardDeps
+from labourcrew.board.faults import FaultInjectingBackend
 from labourcrew.board.run import ask
 from labourcrew.errors import TransientRoleError
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus
-from labourcrew.llm.backend import CounselInput
-from labourcrew.llm.faults import FaultInjectingBackend
+from labourcrew.ledger.roles import CounselInput
 from labourcrew.settings import load_settings
+from labourcrew.wiring import make_backend
 
 QUESTIONS = [
     "স্থায়ী শ্রমিক কত দিনের নোটিশ দিয়ে চাকরি থেকে ইস্তফা দিতে পারেন?",

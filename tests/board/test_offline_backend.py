@@ -6,15 +6,22 @@ import re
 
 import pytest
 
-from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, Side, Verdict
-from labourcrew.llm.backend import AuditInput, CounselInput, InterpreterInput
-from labourcrew.llm.offline import (
+from labourcrew.deliberation.extractive import (
     OfflineBackend,
     citation_label_bn,
     clause_spans,
     frame_claim,
 )
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import (
+    Claim,
+    EvidenceItem,
+    EvidencePack,
+    EvidenceRef,
+    Side,
+    Verdict,
+)
+from labourcrew.ledger.roles import AuditInput, CounselInput, InterpreterInput
 from labourcrew.statute.normalize import normalize
 
 LABEL = re.compile(r"^\[?\s*\((?:[০-৯0-9]+\s*-?\s*[ক-হA-Z]?|[ক-হ]{1,3})\)")

@@ -6,11 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labourcrew.gate.opinion_writer import OpinionSentence, check_opinion, render_sentence, write_opinion
-from labourcrew.gate.trust_gate import CitedEvidence, Coverage, GatedClaim, GateResult
+from labourcrew.deliberation.extractive import clause_spans, frame_claim
+from labourcrew.gate.opinion_writer import check_opinion, render_sentence, write_opinion
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.gate import (
+    CitedEvidence,
+    Coverage,
+    GatedClaim,
+    GateResult,
+    OpinionSentence,
+)
 from labourcrew.ledger.records import ReleaseStatus, Side, TrustComponents
-from labourcrew.llm.offline import clause_spans, frame_claim
 from labourcrew.statute.normalize import normalize
 
 COMP = TrustComponents(citation_validity=1, span_fidelity=1, verdict_score=1, provenance=1, confidence=1)

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from labourcrew.board.run import ask
-from labourcrew.board.supervisor import MAX_DELIBERATION_ROUNDS, actionable_requests, merge_requests, supervise
+from labourcrew.board.supervisor import (
+    actionable_requests,
+    merge_requests,
+    supervise,
+)
 from labourcrew.errors import TransientRoleError
 from labourcrew.ledger.records import EvidenceItem, EvidencePack, ReleaseStatus, Side
-from labourcrew.llm.backend import InterpreterInput, RetrievalRequest
+from labourcrew.ledger.roles import InterpreterInput, RetrievalRequest
 from labourcrew.llm.fakes import ScriptedBackend
+from labourcrew.settings import load_settings
 
 Q = "প্রসূতি কল্যাণ সুবিধা কত দিনের জন্য পাওয়া যায়?"
 
@@ -55,7 +60,7 @@ def test_a_failed_counsel_degrades_and_the_interpreter_runs_one_sided(make_board
 def test_rebuttal_round_runs_when_both_sides_argued(offline_board) -> None:
     r = ask(Q, board=offline_board, save=False)
     stages = {c.stage for c in r.role_calls if c.status.role == "employer_counsel" and c.retrieval_round == 0}
-    assert stages == {f"counsel@r0d{d}" for d in range(MAX_DELIBERATION_ROUNDS)}
+    assert stages == {f"counsel@r0d{d}" for d in range(load_settings().board.max_deliberation_rounds)}
     challenges = [c for c in r.claims if c.challenge_to]
     assert all(c.round == 1 for c in challenges)
     ids = {c.claim_id for c in r.claims}
@@ -111,8 +116,8 @@ def test_requests_already_satisfied_by_the_pack_are_dropped(graph) -> None:
 
 
 def test_reentries_stop_at_the_budget_even_when_every_round_asks_for_more(make_board, offline) -> None:
-    from labourcrew.llm.backend import CounselOutput, ProposedCitation, ProposedClaim
-    from labourcrew.llm.offline import clause_spans
+    from labourcrew.deliberation.extractive import clause_spans
+    from labourcrew.ledger.roles import CounselOutput, ProposedCitation, ProposedClaim
 
     used: set[str] = set()
 

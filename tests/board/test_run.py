@@ -6,10 +6,18 @@ import json
 
 import pytest
 
-from labourcrew.board.run import ask, ask_batch, list_runs, load_run, run_filename, stream, usage_by_round
+from labourcrew.board.run import (
+    ask,
+    ask_batch,
+    list_runs,
+    load_run,
+    run_filename,
+    stream,
+    usage_by_round,
+)
 from labourcrew.errors import DataError, InputError
 from labourcrew.ledger.records import ReleaseStatus, RoleStatus
-from labourcrew.ledger.state import RoleCall
+from labourcrew.ledger.run import RoleCall
 from labourcrew.llm.fakes import OneCallPerRole
 
 Q = "স্থায়ী শ্রমিক কত দিনের নোটিশ দিয়ে চাকরি থেকে ইস্তফা দিতে পারেন?"

@@ -7,7 +7,18 @@ import typing
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labourcrew.audit.citation_checker import ClaimCheck
+from labourcrew.board.state import (
+    CaseLedger,
+    add_claims,
+    add_rejected,
+    add_requests,
+    add_role_calls,
+    aggregate_status,
+    merge_by_claim,
+    merge_packs,
+    summarise_roles,
+)
+from labourcrew.ledger.audit import ClaimCheck
 from labourcrew.ledger.records import (
     Claim,
     ClaimCategory,
@@ -20,19 +31,8 @@ from labourcrew.ledger.records import (
     TrustFinding,
     Verdict,
 )
-from labourcrew.ledger.state import (
-    CaseLedger,
-    RoleCall,
-    add_claims,
-    add_rejected,
-    add_requests,
-    add_role_calls,
-    aggregate_status,
-    merge_by_claim,
-    merge_packs,
-    summarise_roles,
-)
-from labourcrew.llm.backend import RetrievalRequest
+from labourcrew.ledger.roles import RetrievalRequest
+from labourcrew.ledger.run import RoleCall
 from labourcrew.statute.model import EdgeType, Level
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from labourcrew.board.topology import SNAPSHOT_PATH, board_mermaid
-from labourcrew.llm.backend import Role
+from labourcrew.ledger.roles import Role
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "board.mmd"
 

@@ -6,9 +6,15 @@ import math
 
 import pytest
 
-from labourcrew.gate.crc import CalibrationRecord, load_calibration
-from labourcrew.gate.trust_gate import PrimaryIssue, decide, premise_errors, primary_issue, release_status
+from labourcrew.gate.crc import load_calibration
+from labourcrew.gate.trust_gate import (
+    decide,
+    premise_errors,
+    primary_issue,
+    release_status,
+)
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.gate import CalibrationRecord, PrimaryIssue
 from labourcrew.ledger.records import (
     Claim,
     ClaimCategory,

@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 import shutil
 
-
 import pytest
 
 from labourcrew.board.build import Board, build_board
-from labourcrew.board.deps import BoardDeps, PipelineRetrieval
-from labourcrew.gate.crc import CalibrationRecord
+from labourcrew.board.deps import BoardDeps
+from labourcrew.deliberation.extractive import OfflineBackend
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
-from labourcrew.llm.offline import OfflineBackend
+from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.retrieval.pipeline import Retriever
 from labourcrew.settings import Settings, load_settings
 
 
@@ -54,16 +54,16 @@ def e2e_settings(index_env: dict[str, str]) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def pipeline(e2e_settings: Settings, graph: StatuteGraph) -> PipelineRetrieval:
+def pipeline(e2e_settings: Settings, graph: StatuteGraph) -> Retriever:
     from labourcrew.retrieval.pipeline import Retriever
 
-    port = PipelineRetrieval(Retriever.from_settings(e2e_settings, graph=graph, versions=("2025",)))
+    port = Retriever.from_settings(e2e_settings, graph=graph, versions=("2025",))
     yield port
     port.close()
 
 
 @pytest.fixture(scope="session")
-def calibrated_board(e2e_settings: Settings, graph: StatuteGraph, pipeline: PipelineRetrieval) -> Board:
+def calibrated_board(e2e_settings: Settings, graph: StatuteGraph, pipeline: Retriever) -> Board:
     """The offline board in calibrated mode with a finite test τ (the real record comes from CRC)."""
     cal = CalibrationRecord(tau=0.85, alpha=0.10, n=40, empirical_risk=0.05, bound=0.07, labels_sha256="test",
                             created="2026-01-01T00:00:00+00:00", grid_size=40)

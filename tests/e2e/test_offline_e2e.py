@@ -106,8 +106,8 @@ def test_benchmark_prints_offline_latency_and_call_structure(calibrated_board, e
     from labourcrew.board.bench import bench_board
     from labourcrew.board.build import build_board
     from labourcrew.board.deps import BoardDeps
+    from labourcrew.deliberation.extractive import OfflineBackend
     from labourcrew.llm.fakes import OneCallPerRole
-    from labourcrew.llm.offline import OfflineBackend
 
     questions = [q for q, _ in EXPECTED] + ["ক্রিকেট খেলার নিয়ম কী?"]
     offline = bench_board(calibrated_board, questions)

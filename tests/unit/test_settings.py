@@ -10,13 +10,8 @@ from pydantic import ValidationError
 
 from labourcrew import settings as settings_mod
 from labourcrew.errors import ConfigError
-from labourcrew.settings import (
-    REPO_ROOT,
-    QuestionType,
-    Settings,
-    available_presets,
-    load_settings,
-)
+from labourcrew.ledger.retrieval import QuestionType
+from labourcrew.settings import REPO_ROOT, Settings, available_presets, load_settings
 
 
 @pytest.fixture(autouse=True)

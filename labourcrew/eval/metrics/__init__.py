@@ -33,12 +33,11 @@ false_accept_rate                  claim       :mod:`.false_accept_rate` (needs 
 
 from __future__ import annotations
 
-from labourcrew.eval.datasets import CATEGORIES
-
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from labourcrew.eval.datasets import CATEGORIES
 from labourcrew.eval.metrics.abstention_correctness import AbstentionCorrectness
 from labourcrew.eval.metrics.base import (
     EvalCitation,
@@ -49,7 +48,6 @@ from labourcrew.eval.metrics.base import (
     PerRunMetric,
     Ratio,
     gold_matches,
-    section_of_label,
 )
 from labourcrew.eval.metrics.citation_based_precision import CitationBasedPrecision
 from labourcrew.eval.metrics.citation_checker_pass_rate import CitationCheckerPassRate
@@ -57,13 +55,18 @@ from labourcrew.eval.metrics.claim_acceptance_rate import ClaimAcceptanceRate
 from labourcrew.eval.metrics.contradiction_residual import ContradictionResidual
 from labourcrew.eval.metrics.evidence_coverage import EvidenceCoverage
 from labourcrew.eval.metrics.false_accept_rate import FalseAcceptRate
-from labourcrew.eval.metrics.gate_verified_citation_precision import GateVerifiedCitationPrecision
+from labourcrew.eval.metrics.gate_verified_citation_precision import (
+    GateVerifiedCitationPrecision,
+)
 from labourcrew.eval.metrics.gold_section_hit import GoldSectionHit
 from labourcrew.eval.metrics.gold_section_recall import GoldSectionRecall
 from labourcrew.eval.metrics.latency import LatencyS, latency_percentiles
 from labourcrew.eval.metrics.llm_calls import LLMCalls, SequentialLLMCalls
 from labourcrew.eval.metrics.path_completeness import PathCompleteness
-from labourcrew.eval.metrics.risk_direction_index import RiskDirectionIndex, bootstrap_ci
+from labourcrew.eval.metrics.risk_direction_index import (
+    RiskDirectionIndex,
+    bootstrap_ci,
+)
 from labourcrew.eval.metrics.rounds import DeliberationRounds, RetrievalRounds
 from labourcrew.eval.metrics.tglo_rate import (
     DegradedRate,
@@ -87,7 +90,6 @@ __all__ = [
     "EvalCitation",
     "PackEntry",
     "gold_matches",
-    "section_of_label",
     "bootstrap_ci",
     "latency_percentiles",
     "score_runs",

@@ -25,6 +25,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from labourcrew.statute.ids import is_section_label, label_within, section_of_label
+
 __all__ = [
     "Ratio",
     "PackEntry",
@@ -34,7 +36,6 @@ __all__ = [
     "Metric",
     "PerRunMetric",
     "gold_matches",
-    "section_of_label",
     "nan_if_empty",
 ]
 
@@ -184,15 +185,6 @@ class EvalRun(BaseModel):
 # ---------------------------------------------------------------- gold matching
 
 
-def section_of_label(label: str) -> str:
-    """The section part of an ASCII label: ``'27(3A)' -> '27'``, ``'2(10).explanation1' -> '2'``."""
-    return label.split("(")[0].split(".")[0]
-
-
-def _is_section_label(label: str) -> bool:
-    return "(" not in label and "." not in label
-
-
 def gold_matches(gold: str, label: str, sections: Sequence[str], container: bool) -> bool:
     """Whether a unit (``label`` within ``sections``) counts as finding the gold label ``gold``.
 
@@ -202,11 +194,11 @@ def gold_matches(gold: str, label: str, sections: Sequence[str], container: bool
     container (whole section, chapter, window) covering the section.
     """
     sec = section_of_label(gold)
-    if _is_section_label(gold):
+    if is_section_label(gold):
         return gold in sections
     if container:
         return sec in sections
-    if label == gold or label.startswith(gold + "(") or label.startswith(gold + "."):
+    if label_within(label, gold):
         return True
     return label == sec  # the section header unit
 

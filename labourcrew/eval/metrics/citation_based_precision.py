@@ -9,7 +9,13 @@ Unit: citation. Defined on items with gold citations; undefined when nothing was
 
 from __future__ import annotations
 
-from labourcrew.eval.metrics.base import EvalCitation, EvalRun, Metric, Ratio, section_of_label
+from labourcrew.eval.metrics.base import (
+    EvalCitation,
+    EvalRun,
+    Metric,
+    Ratio,
+)
+from labourcrew.statute.ids import section_of_label
 
 __all__ = ["CitationBasedPrecision", "cites_gold_section"]
 

@@ -10,13 +10,18 @@ from hypothesis import strategies as st
 
 from labourcrew.audit.citation_checker import (
     MIN_SPAN_CHARS,
-    ClaimCheck,
     check_claim,
     check_claims,
     check_ref,
 )
+from labourcrew.ledger.audit import ClaimCheck
 from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef
-from labourcrew.statute.normalize import BN_DIGITS, normalize, to_ascii_digits, to_bangla_digits
+from labourcrew.statute.normalize import (
+    BN_DIGITS,
+    normalize,
+    to_ascii_digits,
+    to_bangla_digits,
+)
 
 NODE = "2025:x"
 

@@ -9,7 +9,6 @@ from pydantic import ValidationError
 
 from labourcrew.audit.trust_score import (
     DEFAULT_WEIGHTS,
-    TrustWeights,
     compute_components,
     effective_provenance,
     score_claim,
@@ -25,6 +24,7 @@ from labourcrew.ledger.records import (
     TrustFinding,
     Verdict,
 )
+from labourcrew.settings import TrustWeights
 from labourcrew.statute.normalize import normalize
 
 unit = st.floats(0.0, 1.0, allow_nan=False)

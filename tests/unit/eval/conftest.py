@@ -7,10 +7,11 @@ import os
 
 import pytest
 
-from labourcrew.board.deps import CachedRetrieval, LexicalRetrieval
+from labourcrew.board.deps import CachedRetrieval
 from labourcrew.eval.datasets import DevItem, load_dataset
 from labourcrew.eval.runner import EvalOptions, EvalResources
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.retrieval.pipeline import Retriever
 from labourcrew.settings import load_settings
 
 
@@ -36,7 +37,7 @@ def three_items(dev_items: list[DevItem]) -> list[DevItem]:
 
 @pytest.fixture(scope="session")
 def lexical_port(graph: StatuteGraph) -> CachedRetrieval:
-    return CachedRetrieval(LexicalRetrieval(graph, load_settings("offline")))
+    return CachedRetrieval(Retriever.lexical_only(load_settings("offline"), graph))
 
 
 @pytest.fixture

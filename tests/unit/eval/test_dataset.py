@@ -7,7 +7,13 @@ from collections import Counter
 import pytest
 
 from labourcrew.errors import DataError
-from labourcrew.eval.datasets import ANSWERABLE, CATEGORIES, load_dataset, verify_dataset, verify_item
+from labourcrew.eval.datasets import (
+    ANSWERABLE,
+    CATEGORIES,
+    load_dataset,
+    verify_dataset,
+    verify_item,
+)
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,9 @@ from labourcrew.eval.metrics.claim_acceptance_rate import ClaimAcceptanceRate
 from labourcrew.eval.metrics.contradiction_residual import ContradictionResidual
 from labourcrew.eval.metrics.evidence_coverage import EvidenceCoverage
 from labourcrew.eval.metrics.false_accept_rate import FalseAcceptRate
-from labourcrew.eval.metrics.gate_verified_citation_precision import GateVerifiedCitationPrecision
+from labourcrew.eval.metrics.gate_verified_citation_precision import (
+    GateVerifiedCitationPrecision,
+)
 from labourcrew.eval.metrics.gold_section_hit import GoldSectionHit
 from labourcrew.eval.metrics.gold_section_recall import GoldSectionRecall
 from labourcrew.eval.metrics.latency import LatencyS, latency_percentiles
@@ -38,7 +40,13 @@ from labourcrew.eval.metrics.llm_calls import LLMCalls, SequentialLLMCalls
 from labourcrew.eval.metrics.path_completeness import PathCompleteness
 from labourcrew.eval.metrics.risk_direction_index import RiskDirectionIndex
 from labourcrew.eval.metrics.rounds import DeliberationRounds, RetrievalRounds
-from labourcrew.eval.metrics.tglo_rate import DegradedRate, FailedRunRate, RoleFailureRate, TGLORate, UndecidedRate
+from labourcrew.eval.metrics.tglo_rate import (
+    DegradedRate,
+    FailedRunRate,
+    RoleFailureRate,
+    TGLORate,
+    UndecidedRate,
+)
 from labourcrew.eval.metrics.unsupported_claim_rate import UnsupportedClaimRate
 
 

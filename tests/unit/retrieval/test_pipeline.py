@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from labourcrew.errors import IndexNotBuiltError, InputError
+from labourcrew.ledger.retrieval import PlannerRequest, QuestionType
 from labourcrew.retrieval.index_build import build_index, index_status
 from labourcrew.retrieval.pipeline import (
     AGREEMENT_BONUS,
@@ -16,8 +17,7 @@ from labourcrew.retrieval.pipeline import (
     direct_provenance,
     validate_question,
 )
-from labourcrew.retrieval.planner import RetrievalRequest
-from labourcrew.settings import QuestionType, load_settings
+from labourcrew.settings import load_settings
 from labourcrew.statute.model import EdgeType, Level
 
 
@@ -121,7 +121,7 @@ def test_exact_reference_puts_the_section_first(retriever):
 def test_cross_chapter_penalty_reaches_the_duty_by_hopping(retriever):
     # s.283 (chapter XIX) punishes disobeying a Labour Court order under s.33 (chapter II).
     pack = retriever.retrieve_request(
-        RetrievalRequest(seeds=["2025:283"], edge_types={EdgeType.CROSS_REF}, hop_budget=8), "2025"
+        PlannerRequest(seeds=["2025:283"], edge_types={EdgeType.CROSS_REF}, hop_budget=8), "2025"
     )
     ids = {i.node_id for i in pack.items}
     assert "2025:283" in ids

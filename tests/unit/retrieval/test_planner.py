@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from labourcrew.retrieval.issue_spotter import detect_language, match_concepts, spot_issues
-from labourcrew.retrieval.planner import RetrievalPlan, RetrievalRequest, clamp, make_plan, plan_from_request
-from labourcrew.settings import REPO_ROOT, QuestionType, load_settings
+from labourcrew.ledger.retrieval import PlannerRequest, QuestionType, RetrievalPlan
+from labourcrew.retrieval.issue_spotter import (
+    detect_language,
+    match_concepts,
+    spot_issues,
+)
+from labourcrew.retrieval.planner import clamp, make_plan, plan_from_request
+from labourcrew.settings import REPO_ROOT, load_settings
 from labourcrew.statute.model import EdgeType
 
 SETTINGS = load_settings()
@@ -89,12 +95,12 @@ def test_plan_needs_a_query_or_a_seed():
 
 
 def test_request_is_clamped_like_a_plan():
-    req = RetrievalRequest(seeds=["2025:283"], edge_types={EdgeType.CROSS_REF}, hop_budget=8, k=50)
+    req = PlannerRequest(seeds=["2025:283"], edge_types={EdgeType.CROSS_REF}, hop_budget=8, k=50)
     plan = plan_from_request(req, SETTINGS)
     ceiling = SETTINGS.retrieval.ceilings[QuestionType.MULTI_HOP]
     assert plan.hops == ceiling.max_hops and plan.k == ceiling.max_k
     assert plan.seeds == ["2025:283"] and plan.edge_types == {EdgeType.CROSS_REF}
-    small = plan_from_request(RetrievalRequest(seeds=["2025:283"], hop_budget=0, k=2), SETTINGS)
+    small = plan_from_request(PlannerRequest(seeds=["2025:283"], hop_budget=0, k=2), SETTINGS)
     assert small.hops == 0 and small.k == 2  # a smaller request is kept as asked
 
 

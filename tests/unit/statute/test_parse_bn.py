@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -87,7 +86,6 @@ def test_every_paragraph_lands_in_exactly_one_unit(parsed):
     """The units' texts, concatenated in order, reproduce the section bodies' text (nothing lost, nothing twice)."""
     from bs4 import BeautifulSoup
 
-    from labourcrew.statute.normalize import collapse_ws
 
     _, p, html = parsed
     import unicodedata

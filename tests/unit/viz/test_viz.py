@@ -12,9 +12,23 @@ from labourcrew.errors import DataError, InputError
 from labourcrew.gate.crc import risk_curve
 from labourcrew.ledger.records import EvidenceItem, HopTraceEntry, TrustComponents
 from labourcrew.statute.model import EdgeType, Level
-from labourcrew.viz.charts import risk_curve_figure, role_timeline_figure, score_vs_tau_figure, trust_components_figure
-from labourcrew.viz.evaluation import metric_by_category_figure, parse_results, status_share_figure
-from labourcrew.viz.network import assert_offline, hop_trace_neighbourhood, network_html, section_neighbourhood
+from labourcrew.viz.charts import (
+    risk_curve_figure,
+    role_timeline_figure,
+    score_vs_tau_figure,
+    trust_components_figure,
+)
+from labourcrew.viz.evaluation import (
+    metric_by_category_figure,
+    parse_results,
+    status_share_figure,
+)
+from labourcrew.viz.network import (
+    assert_offline,
+    hop_trace_neighbourhood,
+    network_html,
+    section_neighbourhood,
+)
 from labourcrew.viz.passages import highlight
 from labourcrew.viz.statute import section_view
 from labourcrew.viz.style import FONT_FAMILY

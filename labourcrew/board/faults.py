@@ -1,4 +1,4 @@
-"""Fault injection for any :class:`~labourcrew.llm.backend.RoleBackend` (``LABOURCREW_FAULT_RATE``).
+"""Fault injection for any :class:`~labourcrew.ledger.roles.RoleBackend` (``LABOURCREW_FAULT_RATE``).
 
 :class:`FaultInjectingBackend` wraps a backend; each role call fails with probability ``rate``, in
 one of three ways chosen at random:
@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import InputError, TransientRoleError
-from labourcrew.llm.backend import (
+from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -110,10 +110,8 @@ class FaultInjectingBackend:
 
     @property
     def prompt_hashes(self) -> dict[str, str]:
-        """The wrapped backend's prompt hashes, if it has any."""
-        from labourcrew.board.deps import backend_prompt_hashes
-
-        return backend_prompt_hashes(self.inner)
+        """The wrapped backend's prompt hashes."""
+        return self.inner.prompt_hashes
 
     def _draw(self, method: str, payload: Any) -> FaultKind | None:
         key = _input_key(payload)

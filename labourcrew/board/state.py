@@ -43,31 +43,26 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
 from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
-from pydantic import Field
-
-from labourcrew.audit.citation_checker import ClaimCheck
-from labourcrew.audit.skeptic import ClaimConflict
-from labourcrew.gate.opinion_writer import Opinion
-from labourcrew.gate.trust_gate import GateResult
+from labourcrew.ledger.audit import ClaimCheck, ClaimConflict
+from labourcrew.ledger.gate import GateResult, Opinion
 from labourcrew.ledger.records import (
     Claim,
     EvidenceItem,
     EvidencePack,
     HopTraceEntry,
-    LedgerRecord,
     RejectedClaim,
     RoleStatus,
     TrustFinding,
 )
-from labourcrew.llm.backend import RetrievalRequest
-from labourcrew.retrieval.issue_spotter import IssueSpotting
-from labourcrew.retrieval.planner import RetrievalPlan
+from labourcrew.ledger.retrieval import IssueSpotting, RetrievalPlan
+from labourcrew.ledger.roles import RetrievalRequest
+from labourcrew.ledger.run import STATUS_ORDER, RoleCall, RunMeta
 
 __all__ = [
-    "RunMeta",
-    "RoleCall",
+    "NextStep",
     "CaseLedger",
     "merge_packs",
     "add_claims",
@@ -77,37 +72,9 @@ __all__ = [
     "add_role_calls",
     "summarise_roles",
     "aggregate_status",
-    "STATUS_ORDER",
 ]
 
 logger = logging.getLogger(__name__)
-
-STATUS_ORDER = {"ok": 0, "retried": 1, "failed": 2}
-"""Severity of a role status; aggregation keeps the worst."""
-
-
-class RunMeta(LedgerRecord):
-    """What a run was made with (stamped on every saved run)."""
-
-    run_id: str = Field(description="Unique id of the run.")
-    created: str = Field(description="Start time, ISO 8601 UTC.")
-    statute_version: str = Field(description="Statute version the board answers from.")
-    settings_hash: str = Field(description="Settings.hash() of the settings used.")
-    backend: str = Field(description="Name of the model backend configured for the language roles.")
-    prompt_hashes: dict[str, str] = Field(default_factory=dict, description="Role -> sha256 of its prompt (LLM backends).")
-    gate_mode: Literal["calibrated", "categorical"] = Field(description="Trust Gate mode.")
-
-
-class RoleCall(LedgerRecord):
-    """One invocation of one role, as the Supervisor records it (paper §3.1)."""
-
-    status: RoleStatus = Field(description="Outcome of this invocation over all its attempts.")
-    stage: str = Field(description="Board stage, e.g. 'counsel@d0' (parallel calls share a stage).")
-    retrieval_round: int = Field(ge=0, description="Retrieval round (0 = first pass).")
-    llm_calls: int = Field(default=0, ge=0, description="Chat-model calls made by the successful attempt.")
-    cost_usd: float = Field(default=0.0, ge=0.0, description="Estimated cost of those calls.")
-    claim_id: str | None = Field(default=None, description="Audited claim, for per-claim audit calls.")
-    fallback: str | None = Field(default=None, description="What the board used instead after a failure.")
 
 
 # ---------------------------------------------------------------- reducers
@@ -263,6 +230,15 @@ def aggregate_status(calls: Iterable[RoleCall]) -> dict[str, RoleStatus]:
 # ---------------------------------------------------------------- the ledger
 
 
+class NextStep(StrEnum):
+    """The Supervisor's routing decision (paper §3.1), read by :func:`~labourcrew.board.routing.route_supervisor`."""
+
+    DELIBERATE = "deliberate"  # a rebuttal round: both counsels again
+    INTERPRET = "interpret"  # the Legal Interpreter, then the audits
+    RETRIEVE = "retrieve"  # re-enter retrieval with the auditors' requests
+    COMPOSE = "compose"  # the Trust Gate composes the answer
+
+
 class CaseLedger(TypedDict, total=False):
     """The Formal Case Ledger (paper §3.1): the board's whole state. Keys: module docstring."""
 
@@ -284,7 +260,7 @@ class CaseLedger(TypedDict, total=False):
     phase: Literal["deliberation", "audit"]
     requests_consumed: int
     pending_request: RetrievalRequest | None
-    next_step: str
+    next_step: NextStep
     # deliberation
     claims: Annotated[list[Claim], add_claims]
     rejected_by_eep: Annotated[list[RejectedClaim], add_rejected]

@@ -1,7 +1,7 @@
 """The ``offline`` backend: deterministic, extractive language roles (the embedded default).
 
 No Bangla-capable instruction model can be installed here, so every language role of the board
-(:class:`~labourcrew.llm.backend.RoleBackend`) has a deterministic extractive implementation that
+(:class:`~labourcrew.ledger.roles.RoleBackend`) has a deterministic extractive implementation that
 **never writes law of its own**: every claim is a verbatim clause-level span of a unit on the
 Evidence Pack with a short, fixed Bangla frame (``আইন অনুযায়ী: «…» (ধারা ২৭(১))``).
 
@@ -17,7 +17,7 @@ Roles (paper §3.3-§3.5):
 * **Legal Interpreter** -- the top-ranked governing-rule span (preferring units already cited).
 * **Trust Auditor** -- span verification plus the typed skeptic checks of
   :mod:`labourcrew.audit.skeptic` -> SUPPORT / NEI / REFUTE; asks for the provisos and
-  cross-references of a cited unit (a :class:`~labourcrew.llm.backend.RetrievalRequest`) when the
+  cross-references of a cited unit (a :class:`~labourcrew.ledger.roles.RetrievalRequest`) when the
   StatuteGraph has any.
 
 Relevance (the **relevance floor**). The question's content words (after :func:`normalize`, its
@@ -45,12 +45,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
-from labourcrew.audit.skeptic import exception_cues_in, skeptic_report, strip_section_refs
+from labourcrew.audit.skeptic import (
+    exception_cues_in,
+    skeptic_report,
+    strip_section_refs,
+)
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import Claim, EvidenceItem, Side, Verdict
-from labourcrew.llm.backend import (
+from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -62,21 +66,21 @@ from labourcrew.llm.backend import (
     ProposedClaim,
     RetrievalRequest,
 )
-from labourcrew.retrieval.lexical import tokenize
+from labourcrew.retrieval.lexical import QUESTION_STOPWORDS, words_of
+from labourcrew.settings import OfflineTuning
+from labourcrew.statute.ids import citation_label_bn, within_any
 from labourcrew.statute.model import Level
-from labourcrew.statute.normalize import normalize, to_bangla_digits
+from labourcrew.statute.normalize import normalize
 from labourcrew.statute.parse_bn import BN_CONSONANTS
 
 __all__ = [
     "OFFLINE_BACKEND_NAME",
     "WORKER_CUES",
     "EMPLOYER_CUES",
-    "QUESTION_STOPWORDS",
-    "OfflineTuning",
+
     "OfflineBackend",
     "Span",
     "clause_spans",
-    "citation_label_bn",
     "frame_claim",
 ]
 
@@ -99,22 +103,6 @@ EMPLOYER_CUES: tuple[str, ...] = tuple(
     )
 )
 
-# Function words of questions (colloquial and formal, Bangla and English): they carry no topic
-# and, being absent from the Act's formal text, would otherwise count as unmatched rare words.
-QUESTION_STOPWORDS: frozenset[str] = frozenset(
-    tokenize(w, ngram=10**6)[0]  # the same normalisation and i/u fold as the question's words
-    for w in (
-        "কি কী কত কতো কতদিন কবে কোন কোনো কোনটি কেন কিভাবে কীভাবে কোথায় কে কাকে কার কাহার হয় হবে হবেন "
-        "হলে হইলে যদি আমি আমার আমাকে আমরা আমাদের তিনি সে তার তাহার তাদের তাহাদের এর এ ও এবং বা অথবা না নাকি "
-        "জন্য থেকে হতে হইতে পারে পারবে পারবেন পারি পাবে পাবেন পাবো পাব দিতে দিবে দেবে দেয় দেওয়া করতে করে "
-        "করবে করবেন করা আছে নেই অনুযায়ী আইন আইনে আইনের শ্রম মতে বলো বলুন জানতে চাই জানাবেন দয়া করে এই সেই "
-        "ঐ উক্ত কিনা কি না তো যে যা যায় গেলে থাকলে থাকে হচ্ছে হয়েছে হলো দিয়ে নিয়ে কিছু সব সকল প্রতি মধ্যে "
-        "পর আগে পরে বিষয়ে সম্পর্কে ব্যাপারে বাংলাদেশ ২০০৬ 2006 বিধান ধারা "
-        "what when how many much is are the a an of to in for on do does can could should would will i my "
-        "me we our under act law section labour labor bangladesh please tell"
-    ).split()
-    if tokenize(w, ngram=10**6)
-)
 
 _MARKER = re.compile(
     rf"^\s*\[?\s*(?:\(\s*(?:[০-৯0-9]+\s*-?\s*[{BN_CONSONANTS}A-Za-z]?|[{BN_CONSONANTS}]{{1,3}}|[a-z]{{1,3}})\s*\)\s*)+"
@@ -124,26 +112,6 @@ _CLAUSE = re.compile(r";")
 _TRIM = " \t\n,;:ঃ-–—[]"
 _UNIT_LEVELS = {Level.SUBSECTION, Level.CLAUSE, Level.ITEM, Level.PROVISO, Level.EXPLANATION,
                 Level.PARAGRAPH, Level.SECTION}
-
-
-class OfflineTuning(BaseModel):
-    """Constants of the offline roles (all unitless shares or counts)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    full_floor: float = Field(default=0.45, ge=0.0, le=1.0, description="Least IDF share of all the question's content words a relevant unit matches.")
-    known_floor: float = Field(default=0.45, ge=0.0, le=1.0, description="Least IDF share of the Act-known content words a relevant unit matches (questions with a specific concept).")
-    concept_floor: float = Field(default=0.5, ge=0.0, le=1.0, description="Least share of a specific concept's Act wording a relevant unit contains.")
-    relative_floor: float = Field(default=0.8, ge=0.0, le=1.0, description="A counsel's further claims score at least this share of its best one.")
-    min_span_chars: int = Field(default=16, ge=8, description="Shortest span offered as a claim (normalised characters).")
-    max_worker_claims: int = Field(default=3, ge=0, description="Worker Counsel claims per opening round.")
-    max_employer_claims: int = Field(default=2, ge=0, description="Employer Counsel claims per opening round.")
-    w_relevance_unit: float = Field(default=0.55, ge=0.0, description="Weight of the unit's relevance in a span's score.")
-    w_relevance_span: float = Field(default=0.30, ge=0.0, description="Weight of the span's own relevance.")
-    # The retriever's provenance (fused dense+lexical+exact rank) is the best single relevance signal
-    # we have offline: lexical overlap alone picks quotes that share words but not the issue.
-    w_prior: float = Field(default=0.35, ge=0.0, description="Weight of the retrieval provenance of the unit.")
-    w_cue: float = Field(default=0.15, ge=0.0, description="Bonus of a span carrying its side's cue.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,40 +183,6 @@ def clause_spans(text: str, min_chars: int = 16) -> list[str]:
     return out
 
 
-def _bn_label_part(part: str) -> str:
-    # "27" -> "২৭", "3A" -> "৩ক", "b" -> "খ", "aa" -> "কক"
-    m = re.fullmatch(r"(\d+)([A-Z]*)", part)
-    if m:
-        return to_bangla_digits(m.group(1)) + "".join(BN_CONSONANTS[ord(c) - ord("A")] for c in m.group(2))
-    if re.fullmatch(r"[a-z]+", part):
-        return "".join(BN_CONSONANTS[ord(c) - ord("a")] for c in part if ord(c) - ord("a") < len(BN_CONSONANTS))
-    return to_bangla_digits(part)
-
-
-def citation_label_bn(label: str) -> str:
-    """Bangla citation of an ASCII unit label (the Act's own way of writing it).
-
-    ``27(1)`` -> ``ধারা ২৭(১)``; ``2(10)(b)`` -> ``ধারা ২(১০)(খ)``; ``46(1).proviso1`` ->
-    ``ধারা ৪৬(১)-এর শর্তাংশ``; ``2(10).explanation1`` -> ``ধারা ২(১০)-এর ব্যাখ্যা``;
-    ``ch10`` -> ``অধ্যায় ১০``.
-    """
-    if label.startswith("ch"):
-        return f"অধ্যায় {to_bangla_digits(label[2:])}"
-    tail = ""
-    base = label
-    m = re.search(r"\.(proviso|explanation)(\d+)$", label)
-    if m:
-        base = label[: m.start()]
-        tail = "-এর শর্তাংশ" if m.group(1) == "proviso" else "-এর ব্যাখ্যা"
-    head = re.match(r"^([0-9]+[A-Z]*)", base)
-    if not head:
-        return f"ধারা {to_bangla_digits(base)}{tail}"
-    out = _bn_label_part(head.group(1))
-    for part in re.findall(r"\(([^)]*)\)", base[head.end():]):
-        out += f"({_bn_label_part(part)})"
-    return f"ধারা {out}{tail}"
-
-
 _FRAMES = {
     Side.WORKER: "আইন অনুযায়ী",
     Side.EMPLOYER: "আইনের শর্ত বা ব্যতিক্রম",
@@ -267,11 +201,6 @@ def frame_claim(side: Side, quotes: Sequence[str], labels: Sequence[str]) -> str
 
 
 # ---------------------------------------------------------------- relevance model
-
-
-def words_of(text: str) -> list[str]:
-    """Whole words of ``text`` after :func:`normalize` and the i/u fold (no n-grams)."""
-    return tokenize(text, ngram=10**6)
 
 
 def _has_cue(text_norm: str, cues: Sequence[str]) -> bool:
@@ -355,7 +284,7 @@ def _share(weights: dict[str, float], unit_words: frozenset[str], only: frozense
 
 
 class OfflineBackend:
-    """Deterministic extractive implementation of :class:`~labourcrew.llm.backend.RoleBackend`.
+    """Deterministic extractive implementation of :class:`~labourcrew.ledger.roles.RoleBackend`.
 
     Args:
         graph: the StatuteGraph (unit contexts for relevance, provisos for the auditor).
@@ -375,6 +304,11 @@ class OfflineBackend:
         self._lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------------------------
+
+    @property
+    def prompt_hashes(self) -> dict[str, str]:
+        """No prompts: the extractive engine quotes the Act instead of prompting a model."""
+        return {}
 
     def _usage(self) -> CallUsage:
         return CallUsage(backend=self.name, llm_calls=0)
@@ -476,10 +410,7 @@ class OfflineBackend:
         for rank, item in enumerate(items):
             if item.level not in _UNIT_LEVELS or not item.text.strip():
                 continue
-            exact = any(
-                item.node_id == n or item.node_id.startswith(n + "(") or item.node_id.startswith(n + ".")
-                for n in named
-            )
+            exact = within_any(item.node_id, named)
             rel = self._relevance(q, self._unit_words(item.node_id, item.text), exact)
             if not rel.relevant(self.tuning, has_concepts):
                 continue

@@ -3,7 +3,7 @@
 Every *language* role of the board (Issue Spotter, Worker/Employer Counsel, Legal Interpreter,
 Trust Auditor) is one method of a :class:`RoleBackend`. Two backends implement it:
 
-* ``offline`` (:mod:`labourcrew.llm.offline`) -- deterministic and extractive: claims are verbatim
+* ``offline`` (:mod:`labourcrew.deliberation.extractive`) -- deterministic and extractive: claims are verbatim
   clause-level spans of the Evidence Pack; never invents text. The embedded default.
 * ``openai`` (:mod:`labourcrew.llm.openai_backend`) -- ``langchain-openai`` ``ChatOpenAI`` against any
   OpenAI-compatible endpoint, structured output into the models below.
@@ -180,6 +180,11 @@ class RoleBackend(Protocol):
     """
 
     name: str
+
+    @property
+    def prompt_hashes(self) -> dict[str, str]:
+        """Role -> sha256 of its prompt template (empty for backends without prompts)."""
+        ...
 
     def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]: ...
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from labourcrew.errors import InputError
+from labourcrew.fileio import read_batch
 from labourcrew.statute.model import VERSIONS
 
 __all__ = ["register", "result_json"]
@@ -49,7 +50,11 @@ def _quiet_milvus() -> None:
 
 
 def cmd_index_build(a: argparse.Namespace) -> int:
-    from labourcrew.retrieval.index_build import DEFAULT_BUILD_VERSIONS, BuildProgress, build_index
+    from labourcrew.retrieval.index_build import (
+        DEFAULT_BUILD_VERSIONS,
+        BuildProgress,
+        build_index,
+    )
 
     _quiet_milvus()
     settings = _settings(a)
@@ -134,24 +139,6 @@ def _print_result(res) -> None:
     print(f"{res.timings_ms.get('total_ms', 0):.0f} ms")
 
 
-def _read_batch(path: str) -> list[dict[str, Any]]:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"batch file not found: {path}")
-    rows: list[dict[str, Any]] = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("question_bn"), str):
-            raise InputError(f"{path}:{n}: each line must be a JSON object with a 'question_bn' string")
-        rows.append(row)
-    if not rows:
-        raise InputError(f"batch file {path} holds no question")
-    return rows
 
 
 def cmd_retrieve(a: argparse.Namespace) -> int:
@@ -162,7 +149,7 @@ def cmd_retrieve(a: argparse.Namespace) -> int:
         raise InputError("give either a question or --batch FILE.jsonl")
     if a.version not in VERSIONS:
         raise InputError(f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
-    rows = _read_batch(a.batch) if a.batch else None
+    rows = read_batch(a.batch) if a.batch else None
     if a.question is not None:
         validate_question(a.question)  # fail fast, before loading the index
     settings = _settings(a)
@@ -191,7 +178,12 @@ def cmd_retrieve(a: argparse.Namespace) -> int:
 
 
 def cmd_bench_retrieval(a: argparse.Namespace) -> int:
-    from labourcrew.eval.bench_retrieval import CONFIGS, format_table, load_dev, run_benchmark
+    from labourcrew.eval.bench_retrieval import (
+        CONFIGS,
+        format_table,
+        load_dev,
+        run_benchmark,
+    )
 
     _quiet_milvus()
     settings = _settings(a)

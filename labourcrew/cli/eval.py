@@ -10,7 +10,7 @@
 * ``eval --list-configs``; ``eval --config full --split calibration --export-claims FILE.jsonl``
   -- candidate claims for calibration labelling;
 * ``bench [--json]`` -- the whole benchmark (:mod:`labourcrew.eval.bench`); ``bench retrieval``
-  stays the retrieval benchmark of :mod:`labourcrew.retrieval.cli_commands`, ``bench board``
+  stays the retrieval benchmark of :mod:`labourcrew.cli.retrieval`, ``bench board``
   runs the board part only.
 
 Bad input raises :class:`~labourcrew.errors.InputError` (exit code 2).
@@ -102,7 +102,7 @@ def cmd_eval(a: argparse.Namespace) -> int:
         raise InputError("--group selects groups of --suite paper")
     if a.export_claims and (a.suite or len(a.config or []) > 1):
         raise InputError("--export-claims needs exactly one board configuration (e.g. --config full)")
-    from labourcrew.cli import check_output_path
+    from labourcrew.fileio import check_output_path
 
     check_output_path(a.out)  # before the run, so results are never lost to a bad path
     _quiet()
@@ -183,7 +183,11 @@ def cmd_bench(a: argparse.Namespace) -> int:
 
 def _eval_parser(sub: argparse._SubParsersAction) -> None:
     from labourcrew.eval.datasets import DEFAULT_DATASET
-    from labourcrew.eval.splits import DEFAULT_CALIBRATION_FRACTION, DEFAULT_SEED, SPLIT_NAMES
+    from labourcrew.eval.splits import (
+        DEFAULT_CALIBRATION_FRACTION,
+        DEFAULT_SEED,
+        SPLIT_NAMES,
+    )
 
     e = sub.add_parser("eval", help="evaluate the board, baselines and ablations on the dev set")
     e.add_argument("--dataset", default=str(DEFAULT_DATASET), help="dev JSONL (default data/eval/dev_v1.jsonl)")

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from labourcrew.cli import check_output_path
 from labourcrew.errors import InputError
+from labourcrew.fileio import check_output_path, read_batch
 from labourcrew.statute.model import VERSIONS
 
 __all__ = ["register", "cmd_ask"]
@@ -62,35 +62,20 @@ def _text(result) -> str:
     return "\n".join(lines)
 
 
-def _read_batch(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise InputError(f"no batch file {path}")
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise InputError(f"{path}:{n}: each line must be a JSON object")
-        rows.append(row)
-    return rows
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
     """Run ``ask`` (see module docstring). Returns the exit code."""
-    from labourcrew.board.build import build_board
     from labourcrew.board.run import ask, ask_batch
+    from labourcrew.wiring import make_board
 
     if a.version is not None and a.version not in VERSIONS:
         raise InputError(f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
     if (a.question is None) == (a.batch is None):
         raise InputError("give either a question or --batch FILE.jsonl")
     check_output_path(a.out)
-    rows = _read_batch(Path(a.batch)) if a.batch else None
-    board = build_board(_settings(a))
+    rows = read_batch(a.batch) if a.batch else None
+    board = make_board(_settings(a))
     if rows is None:
         result = ask(a.question, version=a.version, board=board, english=a.english, save=not a.no_save)
         out = result.to_json(indent=None) if a.json else _text(result)

@@ -148,19 +148,6 @@ def cmd_statute_diff(a: argparse.Namespace) -> int:
     return 0
 
 
-def check_output_path(path: str | None) -> None:
-    """Fail fast (InputError, exit 2) when ``--out`` cannot be written, before any work is done."""
-    if not path:
-        return
-    import os
-    from pathlib import Path
-
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"--out {path!r} is a directory; give a file name")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise InputError(f"--out {path!r}: folder {str(parent)!r} does not exist or is not writable")
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,7 +185,7 @@ _EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("labourcrew.retrieval.cli_commands", "labourcrew.board.cli_commands", "labourcrew.eval.cli_commands"):
+    for mod in ("labourcrew.cli.retrieval", "labourcrew.cli.board", "labourcrew.cli.eval"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -1,0 +1,135 @@
+"""The one place that builds things: backends, retrieval, board dependencies and boards.
+
+The CLI, the dashboard, the evaluation harness, the benchmarks and the topology snapshot all build
+through these factories, so a setting means the same thing everywhere (style practice 5, 8):
+
+* :func:`make_backend` -- the model backend named by ``settings.board.backend`` (``offline``:
+  the extractive engine; ``openai``: an OpenAI-compatible endpoint), wrapped in fault injection
+  when ``settings.board.fault_rate > 0``;
+* :func:`make_retrieval` -- the retrieval facade over the vector index, or lexical and exact
+  channels only (tests, machines without an index);
+* :func:`make_deps` / :func:`make_board` -- :class:`~labourcrew.board.deps.BoardDeps` and the
+  compiled board;
+* :func:`topology_board` -- a board for the topology snapshot (no index needed).
+
+Heavy imports (the encoder, Milvus, langchain-openai) happen inside the factory that needs them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from labourcrew.board.build import Board, build_board
+from labourcrew.board.deps import BoardDeps, RetrievalPort
+from labourcrew.board.faults import FaultInjectingBackend
+from labourcrew.errors import ConfigError
+from labourcrew.gate.crc import load_calibration
+from labourcrew.graph.statute_graph import StatuteGraph, load_graph
+from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.ledger.roles import RoleBackend
+from labourcrew.settings import Settings, load_settings
+
+__all__ = ["make_backend", "make_retrieval", "make_deps", "make_board", "topology_board", "ONLINE_RETRY_S",
+           "OFFLINE_RETRY_S"]
+
+logger = logging.getLogger(__name__)
+
+# First back-off of a role retry: a remote endpoint needs time to recover (with jitter, against rate
+# limits); the offline backend's only transient faults are injected ones.
+ONLINE_RETRY_S = 0.5
+OFFLINE_RETRY_S = 0.01
+
+
+def make_backend(settings: Settings, graph: StatuteGraph, *, base: RoleBackend | None = None) -> RoleBackend:
+    """The model backend named by ``settings.board.backend``, with fault injection when asked.
+
+    Args:
+        settings: LabourCrew settings (``board.backend``, ``board.fault_rate``/``fault_seed``,
+            ``llm`` group, ``offline`` tuning).
+        graph: the StatuteGraph (the extractive engine reads it).
+        base: an already built backend to wrap instead of building one (eval reuses one engine).
+
+    Raises:
+        ConfigError: the ``openai`` backend is misconfigured (bad base URL, missing model).
+    """
+    backend = base
+    if backend is None:
+        name = settings.board.backend
+        if name == "offline":
+            from labourcrew.deliberation.extractive import OfflineBackend
+
+            backend = OfflineBackend(graph, settings.offline)
+        elif name == "openai":
+            from labourcrew.llm.openai_backend import OpenAIBackend
+
+            backend = OpenAIBackend(settings.llm)
+        else:  # pragma: no cover -- settings validation forbids it
+            raise ConfigError(f"unknown backend {name!r}")
+    if settings.board.fault_rate > 0:
+        backend = FaultInjectingBackend(backend, rate=settings.board.fault_rate, seed=settings.board.fault_seed)
+    return backend
+
+
+def make_retrieval(settings: Settings, graph: StatuteGraph, *, lexical_only: bool = False) -> RetrievalPort:
+    """The retrieval facade: over the vector index, or (``lexical_only``) BM25 + exact only.
+
+    Raises:
+        IndexNotBuiltError: no vector index (build it: ``python -m labourcrew index build``).
+    """
+    from labourcrew.retrieval.pipeline import Retriever
+
+    if lexical_only:
+        return Retriever.lexical_only(settings, graph)
+    return Retriever.from_settings(settings, graph=graph)
+
+
+def make_deps(
+    settings: Settings,
+    *,
+    graph: StatuteGraph | None = None,
+    retrieval: RetrievalPort | None = None,
+    backend: RoleBackend | None = None,
+    calibration: CalibrationRecord | None = None,
+) -> BoardDeps:
+    """Build :class:`~labourcrew.board.deps.BoardDeps` from settings; any argument given is used as is.
+
+    Raises:
+        IndexNotBuiltError: no vector index and no ``retrieval`` given.
+        ConfigError: the backend cannot be created.
+        DataError: the calibration record is unreadable.
+    """
+    graph = graph or load_graph()
+    retrieval = retrieval or make_retrieval(settings, graph)
+    backend = backend or make_backend(settings, graph)
+    if calibration is None:
+        calibration = load_calibration(settings.gate.calibration_path, settings.gate.alpha)
+    online = settings.board.backend == "openai"
+    return BoardDeps(
+        graph=graph,
+        retrieval=retrieval,
+        backend=backend,
+        calibration=calibration,
+        retry_interval_s=ONLINE_RETRY_S if online else OFFLINE_RETRY_S,
+        retry_jitter=online,
+    )
+
+
+def make_board(settings: Settings | None = None, deps: BoardDeps | None = None, **deps_args) -> Board:
+    """The compiled deliberation board for ``settings`` (default :func:`load_settings`).
+
+    Args:
+        settings: LabourCrew settings.
+        deps: ready dependencies; otherwise :func:`make_deps` is called with ``deps_args``.
+
+    Raises:
+        As :func:`make_deps`.
+    """
+    settings = settings or load_settings()
+    return build_board(settings, deps or make_deps(settings, **deps_args))
+
+
+def topology_board() -> Board:
+    """A board for the topology snapshot: the topology depends on neither the index nor the backend."""
+    settings = load_settings()
+    graph = load_graph()
+    return make_board(settings, graph=graph, retrieval=make_retrieval(settings, graph, lexical_only=True))
