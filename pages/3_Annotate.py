@@ -1,7 +1,12 @@
 """Annotate: label logged claims from saved runs faithful / unfaithful / unsure (SQLite, WAL; two
 annotators can work at once); progress, Cohen's κ, CSV/JSONL export."""
 
-from labourcrew.gate.annotation_queue import agreement, build_queue, progress, queue_items
+from labourcrew.gate.annotation_queue import (
+    agreement,
+    build_queue,
+    progress,
+    queue_items,
+)
 from labourcrew.ui import annotate, frame, runs
 from labourcrew.ui.resources import cached_label_store, labels_path
 

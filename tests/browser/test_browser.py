@@ -157,8 +157,8 @@ def _settle(driver, timeout_s: float = 60) -> None:
 
 
 def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
-    from selenium.webdriver.common.by import By
     from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     url, runs = server
