@@ -6,6 +6,8 @@ passages with the verbatim spans highlighted. Other pages: Run inspector, Statut
 Annotate, Calibration, Evaluation (``pages/``).
 """
 
+import time
+
 from labourcrew.board.run import stream
 from labourcrew.ui import ask, frame
 from labourcrew.ui.resources import board_key, cached_board, cached_graph
@@ -14,8 +16,10 @@ ctx = frame.page("প্রশ্ন করুন · Ask", "বাংলাদ�
 with frame.guard(ctx.settings):
     request = ask.read_input(frame.backend_summary(ctx.settings) if ctx.settings else "")
     if request.submitted and ctx.settings is not None:
+        started = time.monotonic()  # the time shown includes loading the board on the first question
         board = cached_board(board_key(ctx.settings), ctx.settings)
-        ask.remember(ask.run_with_progress(stream(request.question, version=request.version, board=board)))
+        ask.remember(ask.run_with_progress(
+            stream(request.question, version=request.version, board=board, facts=request.facts), started))
     answer = ask.remembered()
     if answer is not None:
         ask.render_answer(answer, cached_graph())

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
@@ -203,6 +204,10 @@ DEFAULT_FUSION_WEIGHTS: dict[str, float] = {"dense": 1.0, "lexical": 1.0, "spars
 class RetrievalSettings(_Group):
     """Hybrid retrieval: dense + BM25 + exact section match, fused by weighted RRF."""
 
+    thesaurus_expansion: bool = Field(
+        default=True, description="Add the thesaurus's Act terms for the question's concepts to lexical queries."
+    )
+
     ceilings: dict[QuestionType, Ceiling] = Field(
         default_factory=lambda: {QuestionType(t): Ceiling(**c) for t, c in DEFAULT_CEILINGS.items()},
         description="Per-question-type ceilings (paper B.2); a partial override keeps the other values.",
@@ -219,6 +224,11 @@ class RetrievalSettings(_Group):
     )
     pack_cap: int = Field(
         default=24, ge=1, description="Most units packed into the evidence set for the board."
+    )
+    section_quota: int = Field(
+        default=0, ge=0, le=24,
+        description="With learned relevance: most units of one section before every other section's best "
+                    "unit has its turn (0: pure relevance order). Provisos travel with their rule.",
     )
     fusion_weights: dict[Literal["dense", "lexical", "sparse", "exact"], float] = Field(
         default_factory=lambda: dict(DEFAULT_FUSION_WEIGHTS),
@@ -351,6 +361,36 @@ class GateSettings(_Group):
         default=Path("data/calibration/trust_gate.json"),
         description="Persisted calibration record (tau, alpha, n, risk, bound, labels hash).",
     )
+    delta: float = Field(
+        default=0.10, gt=0.0, lt=1.0,
+        description="LTT: the selective-risk guarantee holds with probability >= 1 - delta.",
+    )
+    method: Literal["ltt", "crc"] = Field(
+        default="ltt",
+        description="Calibration method: 'ltt' (Learn-then-Test, selective risk) or 'crc' (conformal risk control).",
+    )
+    on_system_mismatch: Literal["fail_closed", "categorical"] = Field(
+        default="fail_closed",
+        description="When the running system differs from the record's: 'fail_closed' (UNDECIDED) or "
+                    "'categorical' (the categorical gate runs, marked uncalibrated, DEGRADED at best).",
+    )
+
+
+class RelevanceSettings(_Group):
+    """The learned relevance model: does a unit govern the answer (issue spotting to trust score)."""
+
+    enabled: bool = Field(
+        default=True, description="Use the learned relevance model (rerank, span choice, trust score)."
+    )
+    model_path: RepoPath = Field(
+        default=Path("data/models/relevance.json"),
+        description="The committed model artefact (rebuilt by `python -m labourcrew train relevance`).",
+    )
+    thesaurus_path: RepoPath = Field(
+        default=Path("data/thesaurus/labour_terms_bn.json"),
+        description="The Bangla labour-law thesaurus (query expansion and relevance features).",
+    )
+    rerank_depth: int = Field(default=40, ge=1, le=200, description="Direct hits rescored by the model.")
 
 
 # --- the settings object --------------------------------------------------------------------------
@@ -374,6 +414,37 @@ class _ShortEnvSource(PydanticBaseSettingsSource):
             if value is not None and value.strip():
                 out.setdefault(group, {})[key] = value.strip()
         return out
+
+
+# ---------------------------------------------------------------- process environment
+# The only module that touches os.environ (a test enforces it): settings come from
+# LABOURCREW_* variables through the sources above; the helpers below serve the few variables that
+# are not settings (a provider's OPENAI_API_KEY, native libraries' OpenMP variables, the optional
+# evaluation judge) so every environment access stays visible in one file.
+
+
+def environ(name: str, default: str = "") -> str:
+    """The value of environment variable ``name`` (``default`` when unset), stripped."""
+    return os.environ.get(name, default).strip()
+
+
+def env_snapshot(names: Iterable[str]) -> dict[str, str | None]:
+    """Current values of ``names`` (None when unset), for :func:`env_restore`."""
+    return {n: os.environ.get(n) for n in names}
+
+
+def env_restore(snapshot: Mapping[str, str | None]) -> None:
+    """Put back variables saved by :func:`env_snapshot` (unset those that were unset)."""
+    for name, value in snapshot.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def env_setdefault(name: str, value: str) -> str:
+    """Set ``name`` for native libraries loaded later unless the user set it; returns the value in force."""
+    return os.environ.setdefault(name, value)
 
 
 def available_presets() -> list[str]:
@@ -418,6 +489,13 @@ class OfflineTuning(BaseModel):
     # we have offline: lexical overlap alone picks quotes that share words but not the issue.
     w_prior: float = Field(default=0.35, ge=0.0, description="Weight of the retrieval provenance of the unit.")
     w_cue: float = Field(default=0.15, ge=0.0, description="Bonus of a span carrying its side's cue.")
+    relevance_floor: float = Field(
+        default=0.05, ge=0.0, le=1.0, description="Learned relevance below which a unit is never quoted."
+    )
+    relevance_accept: float = Field(
+        default=0.25, ge=0.0, le=1.0,
+        description="Learned relevance from which a unit is quoted even without the word-overlap test.",
+    )
 
 
 class TrustWeights(BaseModel):
@@ -430,6 +508,9 @@ class TrustWeights(BaseModel):
     w_verdict: float = Field(default=0.30, ge=0.0, description="Weight of the verdict score v.")
     w_provenance: float = Field(default=0.10, ge=0.0, description="Weight of provenance p.")
     w_confidence: float = Field(default=0.15, ge=0.0, description="Weight of confidence k.")
+    w_relevance: float = Field(
+        default=1.0, ge=0.0, description="Weight of the learned relevance r (when the model ran)."
+    )
     invalid_cap: float = Field(
         default=0.20, ge=0.0, le=1.0, description="Score ceiling when some (not all) citations fail."
     )
@@ -490,6 +571,9 @@ class Settings(BaseSettings):
         default_factory=OfflineTuning, description="Constants of the extractive (offline) roles."
     )
     trust: TrustWeights = Field(default_factory=TrustWeights, description="Weights of the trust score.")
+    relevance: RelevanceSettings = Field(
+        default_factory=RelevanceSettings, description="Learned relevance model and thesaurus."
+    )
     runs_dir: RepoPath = Field(
         default=Path("runs"), description="Where saved runs (ledgers) are written."
     )

@@ -23,13 +23,13 @@ from labourcrew.board.build import Board, build_board
 from labourcrew.board.deps import BoardDeps, RetrievalPort
 from labourcrew.board.faults import FaultInjectingBackend
 from labourcrew.errors import ConfigError
-from labourcrew.gate.crc import load_calibration
+from labourcrew.gate.system import calibration_for
 from labourcrew.graph.statute_graph import StatuteGraph, load_graph
 from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.ledger.roles import RoleBackend
 from labourcrew.settings import Settings, load_settings
 
-__all__ = ["make_backend", "make_retrieval", "make_deps", "make_board", "topology_board", "ONLINE_RETRY_S",
+__all__ = ["make_backend", "make_reranker", "make_retrieval", "make_deps", "make_board", "topology_board", "ONLINE_RETRY_S",
            "OFFLINE_RETRY_S"]
 
 logger = logging.getLogger(__name__)
@@ -70,17 +70,55 @@ def make_backend(settings: Settings, graph: StatuteGraph, *, base: RoleBackend |
     return backend
 
 
-def make_retrieval(settings: Settings, graph: StatuteGraph, *, lexical_only: bool = False) -> RetrievalPort:
-    """The retrieval facade: over the vector index, or (``lexical_only``) BM25 + exact only.
+def make_reranker(settings: Settings, graph: StatuteGraph, encoder=None):
+    """The learned relevance model as the facade's reranker (None when ``relevance.enabled`` is off).
+
+    Args:
+        settings: LabourCrew settings (relevance group).
+        graph: the StatuteGraph.
+        encoder: the index's cached encoder (dense features), or None (lexical-only retrieval).
+
+    Raises:
+        DataError: the artefact is missing or stale (``python -m labourcrew train relevance``).
+    """
+    if not settings.relevance.enabled:
+        return None
+    from labourcrew.relevance.model import RelevanceScorer, load_model
+    from labourcrew.retrieval.thesaurus import load_thesaurus
+
+    passages = None
+    if encoder is not None:
+        from labourcrew.retrieval.embed_cache import CachedEncoder
+
+        inner = getattr(encoder, "inner", encoder)
+        # A private, never-saved view of the committed cache: a miss stays in memory.
+        passages = CachedEncoder(inner, settings.index.embed_cache_dir, autosave=False)
+    return RelevanceScorer(load_model(settings.relevance.model_path), graph,
+                           load_thesaurus(settings.relevance.thesaurus_path), passages)
+
+
+def make_retrieval(settings: Settings, graph: StatuteGraph, *, lexical_only: bool = False,
+                   rerank: bool = True) -> RetrievalPort:
+    """The retrieval facade: over the vector index, or (``lexical_only``) BM25 + exact only, with the
+    learned reranker attached unless ``rerank`` is False or the settings disable it.
 
     Raises:
         IndexNotBuiltError: no vector index (build it: ``python -m labourcrew index build``).
+        DataError: the relevance artefact is missing or stale.
     """
     from labourcrew.retrieval.pipeline import Retriever
 
     if lexical_only:
-        return Retriever.lexical_only(settings, graph)
-    return Retriever.from_settings(settings, graph=graph)
+        retriever = Retriever.lexical_only(settings, graph)
+    else:
+        retriever = Retriever.from_settings(settings, graph=graph)
+    if rerank:
+        try:
+            retriever.reranker = make_reranker(settings, graph, retriever.encoder)
+        except BaseException:
+            retriever.close()
+            raise
+    return retriever
 
 
 def make_deps(
@@ -102,7 +140,7 @@ def make_deps(
     retrieval = retrieval or make_retrieval(settings, graph)
     backend = backend or make_backend(settings, graph)
     if calibration is None:
-        calibration = load_calibration(settings.gate.calibration_path, settings.gate.alpha)
+        calibration = calibration_for(settings)  # checks α and that the record is for this system
     online = settings.board.backend == "openai"
     return BoardDeps(
         graph=graph,

@@ -4,7 +4,7 @@ side; a clear empty state with the command that produces the results."""
 from labourcrew.ui import evaluation, frame
 from labourcrew.viz.evaluation import parse_results
 
-ctx = frame.page("মূল্যায়ন · Evaluation", "ডেভ সেটে সিস্টেম, বেসলাইন ও অ্যাবলেশনের ফলাফল (issue 6 metrics).", icon="📊")
+ctx = frame.page("মূল্যায়ন · Evaluation", "ডেভ সেটে সিস্টেম, বেসলাইন ও অ্যাবলেশনের ফলাফল (metrics).", icon="📊")
 with frame.guard(ctx.settings):
     files = evaluation.result_files(ctx.settings)
     if not files:

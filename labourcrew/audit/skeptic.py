@@ -67,15 +67,15 @@ def _n(text: str) -> str:
 NUMBER_WORDS: dict[str, int] = {
     _n(w): v
     for w, v in {
-        "এক": 1, "দুই": 2, "তিন": 3, "চার": 4, "পাঁচ": 5, "ছয়": 6, "ছয়": 6, "সাত": 7, "আট": 8,
-        "নয়": 9, "নয়": 9, "দশ": 10, "এগার": 11, "এগারো": 11, "বার": 12, "বারো": 12, "তের": 13, "তেরো": 13,
+        "এক": 1, "দুই": 2, "তিন": 3, "চার": 4, "পাঁচ": 5, "ছয়": 6, "সাত": 7, "আট": 8,
+        "নয়": 9, "দশ": 10, "এগার": 11, "এগারো": 11, "বার": 12, "বারো": 12, "তের": 13, "তেরো": 13,
         "চৌদ্দ": 14, "পনের": 15, "পনেরো": 15, "ষোল": 16, "ষোলো": 16, "সতের": 17, "সতেরো": 17, "আঠার": 18,
         "আঠারো": 18, "উনিশ": 19, "বিশ": 20, "পঁচিশ": 25, "ত্রিশ": 30, "পঁয়ত্রিশ": 35, "চল্লিশ": 40,
         "পঁয়তাল্লিশ": 45, "পঞ্চাশ": 50, "ষাট": 60, "সত্তর": 70, "আশি": 80, "নব্বই": 90, "একশত": 100,
         "একশ": 100, "দুইশত": 200,
         "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
         "nine": 9, "ten": 10, "fourteen": 14, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
-        "forty-five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
+        "forty-five": 45, "fifty": 50, "sixty": 60, "ninety": 90, 
     }.items()
 }
 
@@ -177,6 +177,29 @@ def _unit_at(words: Sequence[str], i: int) -> str | None:
     return None
 
 
+# Multipliers written as their own word ("দুই হাজার", "এক শত"): they scale the words before them.
+MULTIPLIERS: dict[str, int] = {_n(w): v for w, v in {"শত": 100, "শো": 100, "হাজার": 1000, "লক্ষ": 100000,
+                                                     "লাখ": 100000, "hundred": 100, "thousand": 1000}.items()}
+
+
+def word_number(words: list[str]) -> float:
+    """The value of a run of number words: ``['একশত', 'বিশ'] -> 120``, ``['দুই', 'হাজার'] -> 2000``.
+
+    Words of 100 or more (একশত, দুইশত) add as they are; a multiplier word multiplies what precedes it
+    since the last multiplier; smaller words add up.
+    """
+    total, current = 0, 0
+    for w in words:
+        if w in MULTIPLIERS:
+            total += (current or 1) * MULTIPLIERS[w]
+            current = 0
+        elif NUMBER_WORDS.get(w, 0) >= 100:
+            total += NUMBER_WORDS[w]
+        else:
+            current += NUMBER_WORDS.get(w, 0)
+    return float(total + current)
+
+
 def _scan(text: str) -> tuple[set[float], set[tuple[float, str]]]:
     """Numbers and (number, unit) pairs of normalised ``text``."""
     t = _THOUSANDS.sub("", _n(text))
@@ -190,9 +213,18 @@ def _scan(text: str) -> tuple[set[float], set[tuple[float, str]]]:
         if _DIGITS.fullmatch(w):
             value = _to_number(w)
             numbers.add(value)
-        elif w in NUMBER_WORDS and _unit_at(words, i + 1):
-            value = float(NUMBER_WORDS[w])
-            numbers.add(value)
+        elif w in NUMBER_WORDS or w in MULTIPLIERS:
+            # A run of number words ("একশত বিশ" = 120, "দুই হাজার" = 2000) counts before a unit only.
+            j = i
+            while j < len(words) and (words[j] in NUMBER_WORDS or words[j] in MULTIPLIERS):
+                j += 1
+            unit = _unit_at(words, j)
+            if unit:
+                value = word_number(words[i:j])
+                numbers.add(value)
+                quantities.add((value, unit))
+            i = max(j, i + 1)
+            continue
         if value is not None:
             # "৬০ (ষাট) দিন": the unit may follow a bracketed number word.
             j = i + 1

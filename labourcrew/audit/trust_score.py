@@ -19,14 +19,20 @@ Components (each in [0,1], recorded as :class:`~labourcrew.ledger.records.TrustC
 
 Score::
 
-    S0 = (w_c*c + w_f*f + w_v*v + w_p*p + w_k*k) / (w_c + w_f + w_v + w_p + w_k)
+    S0 = (w_c*c + w_f*f + w_v*v + w_p*p + w_k*k [+ w_r*r]) / (w_c + w_f + w_v + w_p + w_k [+ w_r])
 
     S  = 0                         if c == 0          (no evidence, or no citation verifies)
          min(S0, invalid_cap)      if 0 < c < 1       (any failed citation; invalid_cap = 0.2)
          min(S0, refute_cap)       if v <= v_REFUTE   (auditor refutes;     refute_cap  = 0.35)
          S0                        otherwise
 
-Default weights: ``w_c = 0.30, w_v = 0.30, w_f = 0.15, w_k = 0.15, w_p = 0.10``. The caps make a
+* ``r`` relevance -- when the learned relevance model ran (:mod:`labourcrew.relevance`): the
+  highest P(governs the answer) among the cited units; it enters the weighted mean with ``w_r``
+  (otherwise the mean is over the five components above).
+
+Default weights: ``w_c = 0.30, w_v = 0.30, w_f = 0.15, w_k = 0.15, w_p = 0.10, w_r = 1.0``.
+Verbatim quotes make ``c``, ``f`` and ``v`` near 1 for almost every offline claim, so ``r`` is the
+component that separates a quote that governs the question from one that shares its words. The caps make a
 claim with an invalid citation unable to pass any threshold above 0.2 whatever the other
 components say. ``S`` is non-decreasing in every component and lies in [0,1].
 
@@ -83,7 +89,11 @@ def trust_score(components: TrustComponents, weights: TrustWeights = DEFAULT_WEI
         return 0.0
     w = weights
     total = w.w_citation + w.w_span + w.w_verdict + w.w_provenance + w.w_confidence
-    s = (w.w_citation * c + w.w_span * f + w.w_verdict * v + w.w_provenance * p + w.w_confidence * k) / total
+    s = w.w_citation * c + w.w_span * f + w.w_verdict * v + w.w_provenance * p + w.w_confidence * k
+    if components.relevance is not None:  # the learned model ran: does the cited unit govern?
+        s += w.w_relevance * components.relevance
+        total += w.w_relevance
+    s /= total
     if c < 1.0:
         s = min(s, w.invalid_cap)
     if v <= w.verdict_refute:
@@ -166,12 +176,14 @@ def compute_components(
     provenance = (
         sum(effective_provenance(r.node_id, items, weights) for r in refs) / len(refs) if refs else 0.0
     )
+    learned = [items[r.node_id].relevance for r in refs if r.node_id in items and items[r.node_id].relevance is not None]
     return TrustComponents(
         citation_validity=check.validity,
         span_fidelity=fidelity,
         verdict_score=verdict_score(verdict, weights),
         provenance=provenance,
         confidence=claim.confidence,
+        relevance=max(learned) if learned else None,
     )
 
 

@@ -1,4 +1,4 @@
-"""Benchmark hook of the deliberation board (issue 4, "Performance").
+"""Benchmark hook of the deliberation board ("Performance").
 
 :func:`bench_board` runs a board over questions and reports wall-clock latency per question
 (p50, p90, max) and, from the recorded :class:`~labourcrew.ledger.roles.CallUsage`, the model calls

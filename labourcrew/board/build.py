@@ -43,7 +43,7 @@ from labourcrew.board.roles import (
 from labourcrew.board.routing import SUPERVISOR_TARGETS, route_audits, route_supervisor
 from labourcrew.board.state import CaseLedger
 from labourcrew.board.supervisor import failure_recorder, supervisor
-from labourcrew.errors import TransientRoleError
+from labourcrew.errors import LabourCrewError
 from labourcrew.ledger.records import EvidencePack
 from labourcrew.ledger.roles import Role
 from labourcrew.ledger.run import RunMeta
@@ -62,8 +62,14 @@ def retry_policy(settings: Settings, deps: BoardDeps) -> RetryPolicy:
         max_interval=max(deps.retry_interval_s * 8, 0.05),
         max_attempts=settings.board.role_retries + 1,
         jitter=deps.retry_jitter,
-        retry_on=TransientRoleError,
+        retry_on=_retryable,
     )
+
+
+def _retryable(exc: BaseException) -> bool:
+    # The error tree says whether a retry may help (errors.LabourCrewError.retryable): a timeout or
+    # a malformed reply is retried, a refusal or bad input is not.
+    return isinstance(exc, LabourCrewError) and exc.retryable
 
 
 class Board:

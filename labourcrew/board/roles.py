@@ -33,8 +33,9 @@ from labourcrew.board.deps import BoardDeps
 from labourcrew.board.state import CaseLedger, aggregate_status
 from labourcrew.deliberation.eep import LedgerView, make_claims
 from labourcrew.errors import TransientRoleError
+from labourcrew.gate.clarify import qualifiers_of, ruled_out, stated_facts
 from labourcrew.gate.opinion_writer import write_opinion
-from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue
+from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue, question_parts
 from labourcrew.ledger.records import (
     Claim,
     EvidencePack,
@@ -193,7 +194,8 @@ def _unpack(result: Any, model: type[_M], role: Role) -> tuple[_M, CallUsage]:
 
 def stage_of(role: Role, state: CaseLedger) -> str:
     """Board stage label of a call: parallel calls of one step share it (used to count the
-    sequential model calls on the critical path)."""
+    sequential model calls on the critical path).
+    """
     r = state.get("retrieval_round", 0)
     if role in (Role.WORKER_COUNSEL, Role.EMPLOYER_COUNSEL):
         return f"counsel@r{r}d{state.get('deliberation_round', 0)}"
@@ -204,7 +206,8 @@ def stage_of(role: Role, state: CaseLedger) -> str:
 
 def issues_of(spotting: IssueSpotting | None, question: str) -> list[str]:
     """The issues the counsels and the interpreter see: the Act's wording of the spotted concepts,
-    the sections named, and the sub-questions."""
+    the sections named, and the sub-questions.
+    """
     if spotting is None:
         return []
     issues = list(spotting.concept_terms)
@@ -279,8 +282,8 @@ def _admit(
 def issue_spotter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
     """Issue Spotter (paper §3.3): neutral decomposition of the question.
 
-    Reads: ``question``, ``version``. Writes: ``spotting``, ``section_ids``, ``premise_errors``,
-    ``role_calls``.
+    Reads: ``question``, ``version``. Writes: ``spotting``, ``answerable`` (the question without
+    false-premise parts and injected instructions), ``section_ids``, ``premise_errors``, ``role_calls``.
     """
     from labourcrew.retrieval.exact import resolve_label
 
@@ -291,10 +294,27 @@ def issue_spotter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str
         resolved = {lb: resolve_label(ctx.deps.graph, version, lb) for lb in spotting.section_labels}
         return {
             "spotting": spotting,
+            "answerable": _answerable(spotting, [lb for lb, v in resolved.items() if v is None]),
             "section_ids": list(dict.fromkeys(v for v in resolved.values() if v)),
-            "premise_errors": premise_errors(spotting.section_labels, resolved, version),
+            "premise_errors": premise_errors(spotting.section_labels, resolved, version, ctx.deps.graph),
             "role_calls": [att.call(stage_of(Role.ISSUE_SPOTTER, state), 0, usage)],
         }
+
+
+def _answerable(spotting: IssueSpotting, missing: list[str]) -> str:
+    """The question without the parts resting on a false premise and without injected instructions
+    (what the counsels argue about); the question itself when nothing is set aside.
+    """
+    from labourcrew.retrieval.exact import find_section_refs
+    from labourcrew.retrieval.issue_spotter import split_injection
+
+    text, injected = split_injection(spotting.question)
+    parts = list(spotting.parts)
+    if missing and parts:
+        keep = [p for p in parts if not any(r.label in missing for r in find_section_refs(p))]
+        if keep and len(keep) < len(parts):
+            return " ".join(keep)
+    return text if injected and text else spotting.question
 
 
 def _planner_request(state: CaseLedger) -> PlannerRequest | None:
@@ -364,9 +384,9 @@ def _counsel(side: Side, role: Role, state: CaseLedger, runtime: Runtime[BoardCo
         others = [c for c in claims if c.side not in (side, Side.INTERPRETER)] if round_ >= 1 else []
         inp = CounselInput(
             side=side,
-            question=state["question"],
+            question=state.get("answerable") or state["question"],
             issues=issues_of(state.get("spotting"), state["question"]),
-            facts=[],
+            facts=[f"{f.key}={f.value}" for f in state.get("facts") or []],
             pack=state.get("pack") or EvidencePack(),
             round=round_,
             other_claims=others,
@@ -410,7 +430,7 @@ def legal_interpreter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict
     ctx = _ctx(runtime)
     with _attempt(Role.LEGAL_INTERPRETER, runtime) as att:
         inp = InterpreterInput(
-            question=state["question"],
+            question=state.get("answerable") or state["question"],
             issues=issues_of(state.get("spotting"), state["question"]),
             pack=state.get("pack") or EvidencePack(),
             claims=list(state.get("claims") or []),
@@ -494,14 +514,27 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
     TGLO/DEGRADED/UNDECIDED, and the Bangla narrative from the released claims only.
 
     Reads: ``claims``, ``findings``, ``pack``, ``role_calls``, ``spotting``, ``section_ids``,
-    ``premise_errors``, ``question``, ``version``, ``want_english``.
+    ``premise_errors``, ``question``, ``version``, ``want_english``, ``facts``,
+    ``clarification_round``.
     Writes: ``gate``, ``opinion``, ``role_calls``.
     """
     ctx = _ctx(runtime)
     with _attempt(Role.TRUST_GATE, runtime) as att:
         graph = ctx.deps.graph
         pack = state.get("pack") or EvidencePack()
-        primary = primary_issue(state.get("spotting"), state.get("section_ids") or [], state["question"])
+        spotting = state.get("spotting")
+        primary = primary_issue(spotting, state.get("section_ids") or [], state["question"])
+        premise = state.get("premise_errors") or []
+        from labourcrew.retrieval.exact import resolve_label
+
+        missing = [lb for lb in (spotting.section_labels if spotting else [])
+                   if resolve_label(graph, state["version"], lb) is None]
+        facts = list(state.get("facts") or [])
+        known = facts + stated_facts(state["question"])
+
+        def bearing(node_id: str) -> list[str]:
+            return [q for q in qualifiers_of(graph, node_id) if ruled_out(graph, q, known) is not True]
+
         gate = decide(
             list(state.get("claims") or []),
             dict(state.get("findings") or {}),
@@ -511,9 +544,15 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
             role_status=aggregate_status(state.get("role_calls") or []),
             primary=primary,
             context_of=graph.section_context,
-            premise_errors=state.get("premise_errors") or [],
+            premise_errors=premise,
+            parts=question_parts(spotting, premise, missing) if spotting is not None else (),
+            qualifiers_of=bearing,
         )
-        opinion = write_opinion(gate, version=state["version"], graph=graph, english=bool(state.get("want_english")))
+        opinion = write_opinion(
+            gate, version=state["version"], graph=graph, english=bool(state.get("want_english")),
+            pack=pack, question=state["question"], spotting=spotting, facts=facts,
+            clarification_round=int(state.get("clarification_round", 0) or 0),
+        )
         return {
             "gate": gate,
             "opinion": opinion,
@@ -524,7 +563,7 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
 
 
 def cited_texts(claim: Claim, pack: EvidencePack) -> dict[str, str]:
-    """node id -> verbatim unit text of each node the claim cites that is on the pack."""
+    """Node id -> verbatim unit text of each node the claim cites that is on the pack."""
     items = pack.by_id()
     return {n: items[n].text for n in claim.cited_node_ids() if n in items}
 

@@ -23,7 +23,7 @@ import json
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from labourcrew.errors import DataError, InputError
 from labourcrew.fileio import write_text_atomic
 from labourcrew.gate.opinion_writer import fallback_opinion
 from labourcrew.gate.trust_gate import undecided_result
-from labourcrew.ledger.gate import GateResult, Opinion
+from labourcrew.ledger.gate import Fact, GateResult, Opinion
 from labourcrew.ledger.records import (
     EvidencePack,
 )
@@ -138,6 +138,8 @@ def result_from_ledger(
         settings_hash=meta.settings_hash,
         prompt_hashes=dict(meta.prompt_hashes),
         error=error,
+        facts=list(opinion.facts) or list(ledger.get("facts") or []),
+        clarifications=list(opinion.clarifications),
     )
 
 
@@ -156,6 +158,12 @@ def _run(board: Board, state: CaseLedger) -> tuple[dict[str, Any], str | None]:
     return last, None
 
 
+def _with_facts(state: CaseLedger, facts: Sequence[Fact], rounds: int | None) -> CaseLedger:
+    state["facts"] = list(facts)
+    state["clarification_round"] = rounds if rounds is not None else (1 if facts else 0)
+    return state
+
+
 def _prepare(question: object, version: str | None, board: Board) -> tuple[Board, str, str]:
     version = version or board.settings.statute.default_version
     q, v = validate_inputs(question, version, board.deps)
@@ -170,6 +178,8 @@ def ask(
     english: bool = False,
     save: bool = True,
     runs_dir: Path | str | None = None,
+    facts: Sequence[Fact] = (),
+    clarification_round: int | None = None,
 ) -> AskResult:
     """Answer one question with the deliberation board.
 
@@ -179,6 +189,11 @@ def ask(
         board: a built board (:func:`labourcrew.wiring.make_board`; reuse it across questions).
         english: also render the released claims in English.
         save: write the run under ``runs_dir`` (default ``settings.runs_dir``).
+        runs_dir: where runs are saved.
+        facts: facts the user supplied (answers to clarifying questions); recorded on the ledger,
+            passed to the counsels, and deciding which qualifiers/bands of a rule apply.
+        clarification_round: clarification rounds already run (default: 1 when facts are given,
+            else 0); no more questions are asked after two.
 
     Returns:
         The :class:`AskResult`.
@@ -189,7 +204,7 @@ def ask(
     """
     board, q, v = _prepare(question, version, board)
     t0 = board.deps.clock()
-    state = board.initial_state(q, v, english=english)
+    state = _with_facts(board.initial_state(q, v, english=english), facts, clarification_round)
     final, error = _run(board, state)
     result = result_from_ledger(final, board=board, latency_s=board.deps.clock() - t0, error=error)
     if save:
@@ -205,6 +220,8 @@ def stream(
     english: bool = False,
     save: bool = True,
     runs_dir: Path | str | None = None,
+    facts: Sequence[Fact] = (),
+    clarification_round: int | None = None,
 ) -> Iterator[tuple[str, Any]]:
     """Like :func:`ask`, yielding ``(node name, partial update)`` as each role finishes, then
     ``("result", AskResult)`` last.
@@ -214,7 +231,7 @@ def stream(
     """
     board, q, v = _prepare(question, version, board)
     t0 = board.deps.clock()
-    state = board.initial_state(q, v, english=english)
+    state = _with_facts(board.initial_state(q, v, english=english), facts, clarification_round)
     last: dict[str, Any] = dict(state)
     error = None
     try:

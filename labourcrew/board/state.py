@@ -12,8 +12,11 @@ key                    written by                          reducer
 meta                   input                               --
 question, version      input                               --
 want_english           input                               --
+facts                  input (ask --fact, clarifications)  --
+clarification_round    input                               --
 spotting               issue_spotter (or its fallback)     --
 premise_errors         issue_spotter                       --
+answerable             issue_spotter                       --
 plan                   retrieval_planner                   --
 retrieved              statute_retriever                   --
 pack                   link_hopper (or its fallback)       :func:`merge_packs`
@@ -47,7 +50,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from labourcrew.ledger.audit import ClaimCheck, ClaimConflict
-from labourcrew.ledger.gate import GateResult, Opinion
+from labourcrew.ledger.gate import Fact, GateResult, Opinion
 from labourcrew.ledger.records import (
     Claim,
     EvidenceItem,
@@ -247,9 +250,12 @@ class CaseLedger(TypedDict, total=False):
     question: str
     version: str
     want_english: bool
+    facts: list[Fact]
+    clarification_round: int
     # issue spotting and retrieval
     spotting: IssueSpotting
     premise_errors: list[str]
+    answerable: str
     section_ids: list[str]
     plan: RetrievalPlan
     retrieved: EvidencePack

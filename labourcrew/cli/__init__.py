@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -35,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"error: {message} (see: python -m labourcrew --help)", file=sys.stderr)
+        print(f"ত্রুটি: কমান্ডটি ঠিক হয়নি — error: {message} (see: python -m labourcrew --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -207,7 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (InputError, ConfigError) as exc:
         # Bad input and bad settings are both the user's to fix: one line, exit 2.
-        print(f"error: {exc}", file=sys.stderr)
+        msg = str(exc)
+        print(msg if re.match(r"[\u0980-\u09ff]", msg) else f"ত্রুটি — error: {msg}", file=sys.stderr)
         return 2
     except LabourCrewError as exc:
         print(f"error: {exc} — {exc.help_message}", file=sys.stderr)

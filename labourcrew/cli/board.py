@@ -40,13 +40,30 @@ def _gate(result) -> str:
 
 
 def _text(result) -> str:
+    o = result.opinion
     lines = [
-        f"status: {result.status.value} — {result.status_reason}",
+        f"অবস্থা (status): {result.status.value} — {result.status_reason}",
         f"statute version: {result.statute_version}   backend: {result.backend}   {_gate(result)}   "
         f"latency: {result.latency_s:.2f} s   rounds: {result.rounds}",
         "",
         result.opinion_bn,
     ]
+    for q in o.qualifiers:
+        mark = "যাচাইকৃত" if q.released else "যাচাই করা হয়নি"
+        lines.append(f"  শর্ত/ব্যতিক্রম — {q.citation} ({mark}): «{q.text}»")
+    for c in o.closest:
+        lines.append(f"  যাচাই করা হয়নি / not verified — {c.citation}: «{c.text}»")
+    for note in o.premise_notes:
+        lines.append(f"প্রশ্নের ভিত্তি (premise): {note}")
+    if len([p for p in o.parts if not p.injection]) > 1:
+        for p in o.parts:
+            if not p.injection:
+                lines.append(f"  অংশ {p.index}: {'উত্তর দেওয়া হয়েছে (answered)' if p.answered else 'যাচাই করা যায়নি (not answered)'} — {p.text}")
+    for h in o.hints:
+        lines.append(f"পরামর্শ (hint): {h}")
+    for c in result.clarifications:
+        choices = "; ".join(f"--fact {c.key}={ch.value} ({ch.label_bn})" for ch in c.choices)
+        lines.append(f"প্রশ্ন (clarify): {c.question_bn} — {c.question_en}: {choices}")
     if result.opinion_en:
         lines += ["", result.opinion_en]
     lines += ["", "claims:"]
@@ -67,17 +84,23 @@ def _text(result) -> str:
 def cmd_ask(a: argparse.Namespace) -> int:
     """Run ``ask`` (see module docstring). Returns the exit code."""
     from labourcrew.board.run import ask, ask_batch
+    from labourcrew.gate.clarify import parse_facts
     from labourcrew.wiring import make_board
 
     if a.version is not None and a.version not in VERSIONS:
-        raise InputError(f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
+        raise InputError(f"আইনের এই সংস্করণ নেই: {a.version!r}; আছে: {', '.join(VERSIONS)} — "
+                         f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
     if (a.question is None) == (a.batch is None):
-        raise InputError("give either a question or --batch FILE.jsonl")
+        raise InputError("একটি প্রশ্ন অথবা --batch FILE.jsonl দিন (দুটো একসঙ্গে নয়) — give either a question or --batch FILE.jsonl")
+    try:
+        facts = parse_facts(a.fact or [])
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
     check_output_path(a.out)
     rows = read_batch(a.batch) if a.batch else None
     board = make_board(_settings(a))
     if rows is None:
-        result = ask(a.question, version=a.version, board=board, english=a.english, save=not a.no_save)
+        result = ask(a.question, version=a.version, board=board, english=a.english, save=not a.no_save, facts=facts)
         out = result.to_json(indent=None) if a.json else _text(result)
         if a.out:
             Path(a.out).write_text(out + "\n", encoding="utf-8")
@@ -110,5 +133,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", default=None, metavar="FILE.jsonl", help="answer every line's question_bn")
     p.add_argument("--out", default=None, help="write the output here instead of stdout")
     p.add_argument("--no-save", action="store_true", help="do not save the run under settings.runs_dir")
+    p.add_argument("--fact", action="append", metavar="KEY=VALUE",
+                   help="a fact that decides the answer, e.g. years_of_service=4 (repeatable; answers the "
+                        "'clarifications' of an earlier run)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_ask)

@@ -9,6 +9,11 @@
   ``data/eval/splits.json``;
 * ``eval --list-configs``; ``eval --config full --split calibration --export-claims FILE.jsonl``
   -- candidate claims for calibration labelling;
+* ``calibrate [--claims FILE] [--labels FILE] [--method ltt|crc] [--alpha A] [--delta D] [--dry-run]``
+  -- recompute the Trust Gate record from exported claims and the label store (keeps the old
+  record); ``calibrate import-labels FILE --annotator NAME``, ``calibrate agreement``,
+  ``calibrate validate`` -- label import by legacy or content key, the agreement report, the
+  split validation;
 * ``bench [--json]`` -- the whole benchmark (:mod:`labourcrew.eval.bench`); ``bench retrieval``
   stays the retrieval benchmark of :mod:`labourcrew.cli.retrieval`, ``bench board``
   runs the board part only.
@@ -26,7 +31,7 @@ from pathlib import Path
 
 from labourcrew.errors import InputError
 
-__all__ = ["register", "cmd_eval", "cmd_bench"]
+__all__ = ["register", "cmd_eval", "cmd_bench", "cmd_calibrate"]
 
 log = logging.getLogger(__name__)
 
@@ -229,6 +234,86 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(func=cmd_eval)
 
 
+def cmd_calibrate(a: argparse.Namespace) -> int:
+    """``calibrate``: the record from claims + labels; or import labels, agreement, validation."""
+    from labourcrew.gate.recalibration import fit_from_files, load_calibration_set, save_new_record
+    from labourcrew.gate.system import system_of
+    from labourcrew.settings import load_settings
+
+    settings = load_settings(a.preset)
+    cal_dir = settings.gate.calibration_path.parent
+    claims = Path(a.claims) if a.claims else cal_dir / "calibration_set.jsonl"
+    labels = Path(a.labels) if a.labels else cal_dir / "labels.jsonl"
+    action = getattr(a, "action", None) or "fit"
+    out: dict = {}
+    if action == "import-labels":
+        from labourcrew.gate.labels import LabelStore
+        from labourcrew.gate.recalibration import import_labels
+
+        if labels.suffix != ".jsonl":
+            raise InputError("--labels must be the labels.jsonl export to import into")
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            store = LabelStore(Path(tmp) / "l.sqlite")
+            if labels.is_file():
+                store.import_jsonl(labels)
+            n, missing = import_labels(store, Path(a.file), load_calibration_set(claims), annotator=a.annotator)
+            store.export_jsonl(labels)
+            out = {"imported": n, "unmatched_keys": missing, "labels": str(labels), "total": len(store),
+                   "labels_sha256": store.labels_sha256()}
+    elif action == "agreement":
+        from labourcrew.fileio import write_json_atomic
+        from labourcrew.gate.agreement import agreement_report
+        from labourcrew.gate.recalibration import load_label_file
+
+        labs, sha = load_label_file(labels)
+        out = agreement_report(labs, a.first, a.second, n_boot=a.n_boot, seed=a.seed)
+        out["labels_sha256"] = sha
+        if not a.dry_run:
+            write_json_atomic(Path(a.out) if a.out else cal_dir / "agreement.json", out)
+    elif action == "validate":
+        from labourcrew.gate.validation import run_validation
+
+        out = run_validation(claims, labels, Path(a.out) if a.out else cal_dir / "validation.json",
+                             splits=a.splits, seed=a.seed, alpha=a.alpha or settings.gate.alpha,
+                             delta=a.delta or settings.gate.delta)
+    else:
+        proposal = fit_from_files(claims, labels, method=a.method or settings.gate.method,
+                                  alpha=a.alpha or settings.gate.alpha, delta=a.delta or settings.gate.delta,
+                                  system=system_of(settings))
+        out = {"record": proposal.record.model_dump(mode="json"), "questions": len(proposal.data.questions),
+               "claims": proposal.data.n_claims}
+        if not a.dry_run:
+            target = Path(a.out) if a.out else settings.gate.calibration_path
+            stamped, archived = save_new_record(proposal.record, target)
+            out.update({"written": str(target), "stamped": str(stamped), "archived": str(archived) if archived else None})
+    print(json.dumps(out, ensure_ascii=False) if a.json else json.dumps(out, ensure_ascii=False, indent=1))
+    return 0
+
+
+def _calibrate_parser(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("calibrate", help="recompute the Trust Gate record from exported claims and labels")
+    c.add_argument("action", nargs="?", choices=["fit", "import-labels", "agreement", "validate"], default="fit")
+    c.add_argument("file", nargs="?", help="labels JSONL to import (import-labels)")
+    c.add_argument("--claims", help="exported claims / calibration_set.jsonl (default next to the record)")
+    c.add_argument("--labels", help="label store export .jsonl or .sqlite (default data/calibration/labels.jsonl)")
+    c.add_argument("--method", choices=["ltt", "crc"], help="default settings.gate.method")
+    c.add_argument("--alpha", type=float, help="default settings.gate.alpha")
+    c.add_argument("--delta", type=float, help="default settings.gate.delta")
+    c.add_argument("--annotator", help="annotator name of imported labels")
+    c.add_argument("--first", default="dev-team-ai", help="agreement: first annotator")
+    c.add_argument("--second", default="pass2-ai-annotator", help="agreement: second annotator")
+    c.add_argument("--n-boot", type=int, default=2000, help="agreement: bootstrap resamples")
+    c.add_argument("--splits", type=int, default=1000, help="validate: random splits")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--preset", help="settings preset")
+    c.add_argument("--out", help="where to write (default: the settings' record / agreement.json / validation.json)")
+    c.add_argument("--dry-run", action="store_true", help="compute and print, write nothing")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_calibrate)
+
+
 def _bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cold", action="store_true", help="skip the cold index build (minutes)")
     p.add_argument("--board-items", type=int, help="report-split items for board latency (default: all of them)")
@@ -245,6 +330,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     created here.
     """
     _eval_parser(sub)
+    _register_train(sub)
+    _calibrate_parser(sub)
     bench = sub.choices.get("bench")
     if bench is None:
         bench = sub.add_parser("bench", help="benchmarks (default: all of them)")
@@ -262,3 +349,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     board.add_argument("--limit", type=int)
     _bench_options(board)
     board.set_defaults(func=cmd_bench, bench_part="board")
+
+
+def cmd_train(a: argparse.Namespace) -> int:
+    """``train relevance``: rebuild the relevance model from data/train (deterministic)."""
+    from labourcrew.eval.train_relevance import train
+    from labourcrew.graph.statute_graph import load_graph
+    from labourcrew.relevance.model import RelevanceScorer
+    from labourcrew.retrieval.thesaurus import load_thesaurus
+    from labourcrew.retrieval.embed_cache import CachedEncoder
+    from labourcrew.settings import load_settings
+    from labourcrew.wiring import make_retrieval
+
+    settings = load_settings()
+    graph = load_graph()
+    retriever = make_retrieval(settings, graph, rerank=False)
+    try:
+        passages = CachedEncoder(retriever.encoder, settings.index.embed_cache_dir, autosave=False)
+        thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
+        record = train(settings, retriever, lambda model: RelevanceScorer(model, graph, thesaurus, passages))
+    finally:
+        retriever.close()
+    print(json.dumps(record, ensure_ascii=False, indent=1) if a.json else
+          f"relevance model: CV ROC AUC {record['cv_roc_auc']}, nDCG@10 {record['cv_ndcg_at_10']}, "
+          f"{record['pairs']} pairs from {record['items']} questions -> {settings.relevance.model_path}")
+    return 0
+
+
+def _register_train(sub: argparse._SubParsersAction) -> None:
+    tr = sub.add_parser("train", help="train a learned model from data/train")
+    tsub = tr.add_subparsers(dest="sub", required=True, parser_class=sub._parser_class)
+    rel = tsub.add_parser("relevance", help="the relevance model (rerank, span choice, trust score)")
+    rel.add_argument("--json", action="store_true")
+    rel.set_defaults(func=cmd_train)

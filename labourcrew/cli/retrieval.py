@@ -153,7 +153,10 @@ def cmd_retrieve(a: argparse.Namespace) -> int:
     if a.question is not None:
         validate_question(a.question)  # fail fast, before loading the index
     settings = _settings(a)
-    with Retriever.from_settings(settings) as retriever:
+    from labourcrew.graph.statute_graph import load_graph
+    from labourcrew.wiring import make_retrieval
+
+    with make_retrieval(settings, load_graph()) as retriever:
         if rows is None:
             res = retriever.retrieve(a.question, a.version)
             if a.json:
@@ -189,7 +192,7 @@ def cmd_bench_retrieval(a: argparse.Namespace) -> int:
     settings = _settings(a)
     items = load_dev([Path(p) for p in a.dataset]) if a.dataset else None
     result = run_benchmark(
-        settings, items=items, configs=tuple(a.config or CONFIGS), limit=a.limit, cold=a.cold,
+        settings, items=items, configs=tuple(a.config or CONFIGS), limit=a.limit, cold=a.cold, split=a.split,
         progress=None if a.json else (lambda m: print(m, file=sys.stderr, flush=True)),
     )
     print(json.dumps(result, ensure_ascii=False, default=str) if a.json else format_table(result))
@@ -241,6 +244,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--split", default="all", choices=["all", "report", "calibration"],
+                   help="dev split to measure (report: held out from every tuning step)")
     p.add_argument("--cold", action="store_true", help="also time a cold index build (empty embedding cache; minutes)")
     p.add_argument("--config", action="append", help="configuration(s) to run (default all)")
     p.add_argument("--dataset", action="append", help="dev JSONL file(s) (default data/eval/dev_v1*.jsonl)")

@@ -385,7 +385,7 @@ class OfflineBackend:
     def _spans(self, question: str, issues: Sequence[str], items: Sequence[EvidenceItem]) -> list[Span]:
         """Scored candidate spans of every pack unit that clears the relevance floor (memoised:
         the counsels and the interpreter of one run score the same pack)."""
-        key = (question, tuple(issues), tuple((i.node_id, i.provenance, i.level, i.text) for i in items))
+        key = (question, tuple(issues), tuple((i.node_id, i.provenance, i.relevance, i.level, i.text) for i in items))
         with self._lock:
             hit = self._span_cache.get(key)
         if hit is not None:
@@ -412,7 +412,14 @@ class OfflineBackend:
                 continue
             exact = within_any(item.node_id, named)
             rel = self._relevance(q, self._unit_words(item.node_id, item.text), exact)
-            if not rel.relevant(self.tuning, has_concepts):
+            learned = item.relevance
+            if learned is None:
+                if not rel.relevant(self.tuning, has_concepts):
+                    continue
+            # With the learned model, it decides which units govern: a unit it rates likely is quoted
+            # even without word overlap, one it rates unlikely is not quoted for sharing words.
+            elif not exact and (learned < self.tuning.relevance_floor
+                                or (learned < self.tuning.relevance_accept and not rel.relevant(self.tuning, has_concepts))):
                 continue
             is_proviso = item.level in (Level.PROVISO, Level.EXPLANATION)
             for span in clause_spans(item.text, self.tuning.min_span_chars):
@@ -425,7 +432,7 @@ class OfflineBackend:
                         unit_rel=max(rel.score(), 0.5 if exact else 0.0),
                         span_rel=srel.score(),
                         word_rel=rel.full,
-                        prior=item.provenance,
+                        prior=item.provenance if learned is None else learned,
                         worker_cue=_has_cue(span_norm, WORKER_CUES),
                         employer_cue=_has_cue(span_norm, EMPLOYER_CUES),
                         is_proviso=is_proviso,

@@ -8,7 +8,10 @@ Configurations, all measured in the same run on the same questions:
   (no structure), embedded with the same encoder (through the embedding cache), dense search over
   windows; a window hit is mapped to the sections it overlaps, in text order; top 10 sections;
 * ``hybrid`` -- the planner's sub-queries over dense + lexical + exact, weighted RRF, no hopping;
-* ``hybrid_hop`` -- the full retrieval pipeline (hybrid + Link Hopper), i.e. what the board gets.
+* ``hybrid_hop`` -- hybrid + Link Hopper (no thesaurus, no learned rerank);
+* ``thesaurus`` -- hybrid_hop with the thesaurus's Act terms added to the lexical queries;
+* ``rerank`` -- thesaurus + the learned relevance model reranking a deeper candidate list: the
+  full retrieval pipeline, i.e. what the board gets.
 
 Metrics per category and overall, over questions that have gold sections:
 
@@ -42,9 +45,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError, InputError
 from labourcrew.eval.metrics.base import gold_matches
-from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.graph.statute_graph import StatuteGraph, load_graph
 from labourcrew.ledger.retrieval import QuestionType
-from labourcrew.retrieval.pipeline import Retriever
+from labourcrew.retrieval.issue_spotter import spot_issues
+from labourcrew.retrieval.pipeline import Retriever, validate_question
+from labourcrew.retrieval.planner import make_plan
 from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.statute.model import Level
 
@@ -62,7 +67,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CONFIGS: tuple[str, ...] = ("dense", "lexical", "flat512", "hybrid", "hybrid_hop")
+CONFIGS: tuple[str, ...] = ("dense", "lexical", "flat512", "hybrid", "hybrid_hop", "thesaurus", "rerank")
+FULL_CONFIG = "rerank"
 BASELINE_K = 10
 WINDOW_TOKENS = 512
 DEV_DIR = REPO_ROOT / "data" / "eval"
@@ -260,6 +266,7 @@ def run_benchmark(
     cold: bool = False,
     build_times: bool = True,
     progress: Callable[[str], None] | None = None,
+    split: str = "all",
 ) -> dict[str, Any]:
     """Run the retrieval benchmark.
 
@@ -272,6 +279,7 @@ def run_benchmark(
         cold: also time a cold index build (empty embedding cache; minutes).
         build_times: time a cached index build into a temporary Milvus file.
         progress: called with a short message per configuration.
+        split: ``all``, or a dev split (``report`` for measurement, ``calibration``).
 
     Returns:
         ``{"n_questions", "configs": {name: {"overall": {...}, "by_category": {...}}},
@@ -286,9 +294,17 @@ def run_benchmark(
     if unknown:
         raise InputError(f"unknown benchmark configuration(s) {unknown}; known: {', '.join(CONFIGS)}")
     own = retriever is None
-    retriever = retriever or Retriever.from_settings(settings)
+    if retriever is None:
+        from labourcrew.wiring import make_retrieval
+
+        retriever = make_retrieval(settings, load_graph())  # type: ignore[assignment]
     try:
         rows = list(items if items is not None else load_dev())
+        if split != "all":
+            from labourcrew.eval.splits import load_splits
+
+            wanted = set(getattr(load_splits(), split))
+            rows = [r for r in rows if r.id in wanted]
         rows = [r for r in rows if retriever.store.has_collection(r.statute_version, retriever.encoder.name)]
         if limit:
             rows = rows[:limit]
@@ -377,11 +393,19 @@ def _run_one(retriever: Retriever, name: str, item: DevItem, windows: dict[str, 
             if len(secs) >= BASELINE_K:
                 break
         return [f"{v}:{s}" for s in secs[:BASELINE_K]]
-    if name == "hybrid":
-        res = retriever.retrieve(q, v, hop_enabled=False)
-        return [i.node_id for i in res.evidence_pack.items]
-    if name == "hybrid_hop":
-        res = retriever.retrieve(q, v)
+    if name in ("hybrid", "hybrid_hop", "thesaurus", "rerank"):
+        settings = retriever.settings
+        if name != "rerank" and name != "thesaurus":
+            settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(
+                update={"thesaurus_expansion": False})})
+        plan = make_plan(spot_issues(validate_question(q)), settings, graph=retriever.graph, version=v)
+        reranker = retriever.reranker
+        if name != "rerank":
+            retriever.reranker = None
+        try:
+            res = retriever.retrieve(q, v, plan=plan, hop_enabled=name != "hybrid")
+        finally:
+            retriever.reranker = reranker
         return [i.node_id for i in res.evidence_pack.items]
     raise InputError(f"unknown configuration {name!r}")
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
+
+from labourcrew.settings import environ
 
 __all__ = ["judge_config", "ragas_metrics"]
 
@@ -31,15 +32,15 @@ logger = logging.getLogger(__name__)
 
 def judge_config() -> dict[str, str] | None:
     """The judge endpoint from the environment, or None when it is not configured."""
-    url = os.environ.get("LABOURCREW_EVAL_JUDGE_URL", "").strip()
-    model = os.environ.get("LABOURCREW_EVAL_JUDGE_MODEL", "").strip()
+    url = environ("LABOURCREW_EVAL_JUDGE_URL")
+    model = environ("LABOURCREW_EVAL_JUDGE_MODEL")
     if not url or not model:
         return None
     return {
         "base_url": url,
         "model": model,
-        "api_key": os.environ.get("LABOURCREW_EVAL_JUDGE_KEY", "").strip() or "not-needed",
-        "embeddings": os.environ.get("LABOURCREW_EVAL_JUDGE_EMBEDDINGS", "").strip(),
+        "api_key": environ("LABOURCREW_EVAL_JUDGE_KEY") or "not-needed",
+        "embeddings": environ("LABOURCREW_EVAL_JUDGE_EMBEDDINGS"),
     }
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -68,10 +67,10 @@ from labourcrew.eval.metrics import (
 )
 from labourcrew.eval.splits import SplitName, dataset_sha256, select_split
 from labourcrew.fileio import write_json_atomic
-from labourcrew.gate.crc import load_calibration
+from labourcrew.gate.system import calibration_for
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord
-from labourcrew.settings import Settings, load_settings
+from labourcrew.settings import Settings, environ, load_settings
 
 __all__ = [
     "HARNESS_VERSION",
@@ -145,7 +144,7 @@ class EvalOptions:
     def suite_fault_rate(self) -> float:
         if self.fault_rate is not None:
             return self.fault_rate
-        env = os.environ.get("LABOURCREW_FAULT_RATE", "").strip()
+        env = environ("LABOURCREW_FAULT_RATE")
         if env:
             try:
                 rate = float(env)
@@ -352,20 +351,27 @@ def _resolver(config: EvalConfig, settings: Settings, res: EvalResources, versio
     return UnitResolver(res.graph, chunks)
 
 
-def load_labels(path: Path | None) -> LabelMap:
-    """Labels by (run id, claim id) from an annotation store (majority over annotators, ties
-    unfaithful; 'unsure' only when nobody gave a binary label). Empty without a store."""
+def load_labels(path: Path | None, records: Iterable[Any] = ()) -> LabelMap:
+    """Human labels of the claims of ``records`` by (run id, claim id), from an annotation store.
+
+    Labels are found by content key (:func:`~labourcrew.gate.annotation_queue.run_claim_key`) and
+    resolved by :func:`~labourcrew.gate.labels.resolve_labels` -- the same policy calibration uses.
+    Empty without a store.
+    """
     if path is None or not Path(path).is_file():
         return {}
-    from labourcrew.gate.labels import LabelStore
+    from labourcrew.gate.annotation_queue import run_claim_key
+    from labourcrew.gate.labels import LabelStore, resolve_labels
 
-    votes: dict[tuple[str, str], list[str]] = {}
-    for lab in LabelStore(path).list():
-        votes.setdefault((lab.run_id, lab.claim_id), []).append(lab.label)
+    resolved = resolve_labels(LabelStore(path).list())
     out: dict[tuple[str, str], str] = {}
-    for key, vs in votes.items():
-        f, u = vs.count("faithful"), vs.count("unfaithful")
-        out[key] = "unsure" if f + u == 0 else ("faithful" if f > u else "unfaithful")
+    for rec in records:
+        for c in getattr(rec, "claims", []) or []:
+            if not getattr(c, "evidence", None) or not hasattr(rec, "statute_version"):
+                continue
+            res = resolved.get(run_claim_key(rec, c))
+            if res is not None:
+                out[(rec.run_id, c.claim_id)] = res.label
     return out
 
 
@@ -454,7 +460,7 @@ def run_config(
     t0 = time.perf_counter()
     settings = config_settings(config, opts)
     calibration = (
-        load_calibration(settings.gate.calibration_path, settings.gate.alpha) if config.runner == "board" else None
+        calibration_for(settings) if config.runner == "board" else None
     )
     root = settings.runs_dir / "eval"
     store = RunStore(root)
@@ -501,7 +507,8 @@ def run_config(
                 results = list(pool.map(one, todo))
         records.update(dict(results))
     resolver = _resolver(config, settings, res, {it.statute_version for it in items})
-    labels = load_labels(opts.labels_path or settings.gate.calibration_path.parent / "labels.sqlite")
+    labels = load_labels(opts.labels_path or settings.gate.calibration_path.parent / "labels.sqlite",
+                         records.values())
     runs = [_adapt(config, records[it.id], it, resolver, res.graph, labels) for it in items]
     out = ConfigRun(
         config=config,
@@ -684,7 +691,8 @@ def format_table(payload: Mapping[str, Any], *, by_category: bool = True) -> str
 def export_claims(run: ConfigRun, items: Sequence[DevItem], path: Path, graph: StatuteGraph) -> int:
     """Write every candidate claim of a board configuration's runs as JSONL, for labelling.
 
-    One line per claim: ``run_id``, ``claim_id``, ``item_id``, ``category``, ``question``,
+    One line per claim: ``content_key`` (the label-store key), ``statute_version``, ``system`` (the
+    fingerprint of the system that produced it, :func:`labourcrew.gate.system.system_of`), ``run_id``, ``claim_id``, ``item_id``, ``category``, ``question``,
     ``side``, ``text``, ``trust_score``, ``verdict``, ``accepted``, ``run_file`` and ``citations``
     (``node_id``, ``label``, ``span``, ``verified``, ``unit_text``: the cited unit's verbatim text).
     Claims of one question share ``run_id`` (CRC's loss is per question).
@@ -699,8 +707,12 @@ def export_claims(run: ConfigRun, items: Sequence[DevItem], path: Path, graph: S
         raise InputError("only board configurations have gated candidate claims to export")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from labourcrew.gate.annotation_queue import run_claim_key
+    from labourcrew.gate.system import system_of
+
     n = 0
     by_id = {it.id: it for it in items}
+    system = system_of(run.settings).model_dump(mode="json")
     with path.open("w", encoding="utf-8") as fh:
         for item_id, record in zip((r.item_id for r in run.runs), run.records, strict=True):
             item = by_id[item_id]
@@ -718,6 +730,9 @@ def export_claims(run: ConfigRun, items: Sequence[DevItem], path: Path, graph: S
                         }
                     )
                 row = {
+                    "content_key": run_claim_key(record, c) if c.evidence else "",
+                    "statute_version": record.statute_version,
+                    "system": system,
                     "run_id": record.run_id,
                     "claim_id": c.claim_id,
                     "item_id": item.id,

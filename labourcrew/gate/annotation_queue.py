@@ -1,17 +1,19 @@
-"""The annotation queue: logged claims from saved runs, for people to label (paper B.5; issue 5).
+"""The annotation queue: logged claims from saved runs, for people to label (paper B.5).
 
 Every claim of every saved run (:class:`~labourcrew.board.run.AskResult`) becomes a
 :class:`QueueItem` carrying the question, the claim, its citations with the full verbatim unit
 text (so the Annotate page can highlight the spans) and its trust score. Labels live in the
-:class:`~labourcrew.gate.labels.LabelStore` under the key :func:`claim_key` ``"<run_id>:<claim_id>"``
-(claim ids are unique only within a run) with ``run_id`` set, so labels from any tool that uses
-the same key land in the same calibration data.
+:class:`~labourcrew.gate.labels.LabelStore` under the claim's *content key*
+(:func:`~labourcrew.gate.labels.content_key`: statute version, normalised question, cited node ids and
+normalised spans), with ``run_id`` kept as provenance, so a re-run -- or a changed system -- that
+produces the same claim finds its label. (:func:`claim_key`, ``"<run_id>:<claim_id>"``, was the key
+before issue 11; it survives only to read old exports.)
 
-From labels back to calibration (:func:`calibration_questions`): one CRC *question* per run that
-has at least one labelled claim; its candidates are that run's labelled claims as
-``(trust_score, faithful)``. A claim's label is **conservative**: faithful only when at least one
-annotator labelled it faithful/unfaithful and every such label is *faithful*; claims with only
-*unsure* labels are left out. Unlabelled claims are left out (their loss is unknown).
+From labels back to calibration (:func:`calibration_questions`): one *question* per run that has
+at least one labelled claim; its candidates are that run's labelled claims as ``(trust_score,
+faithful)``, with the label from :func:`~labourcrew.gate.labels.resolve_labels` (the one policy:
+adjudicated, else agreed, else single; disputed counts unfaithful; unsure-only is left out).
+Unlabelled claims are left out (their loss is unknown).
 
 Agreement (:func:`agreement`): Cohen's κ for every pair of annotators over the claims both
 labelled faithful/unfaithful; NaN (undefined, not 0) when they share none.
@@ -30,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import InputError
 from labourcrew.gate.crc import Question
-from labourcrew.gate.labels import Label, cohens_kappa
+from labourcrew.gate.labels import Label, cohens_kappa, content_key, is_adjudicator, resolve_labels
 
 if TYPE_CHECKING:  # the board imports LangGraph; this module stays importable without it
     from labourcrew.ledger.run import AskResult
@@ -38,6 +40,7 @@ if TYPE_CHECKING:  # the board imports LangGraph; this module stays importable w
 __all__ = [
     "claim_key",
     "split_key",
+    "run_claim_key",
     "QueueEvidence",
     "QueueItem",
     "Progress",
@@ -73,6 +76,12 @@ def split_key(key: str) -> tuple[str, str]:
     return run_id, claim_id
 
 
+def run_claim_key(result: AskResult, claim: object) -> str:
+    """The content key of one claim of a saved run (:func:`~labourcrew.gate.labels.content_key`)."""
+    return content_key(result.statute_version, result.question,
+                       [(e.node_id, e.span) for e in claim.evidence])  # type: ignore[attr-defined]
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -90,7 +99,7 @@ class QueueEvidence(_Record):
 class QueueItem(_Record):
     """A logged claim waiting for (or having) labels."""
 
-    key: str = Field(description="Label store key, claim_key(run_id, claim_id).")
+    key: str = Field(description="Label store key: the claim's content key.")
     run_id: str = Field(description="Run the claim comes from.")
     claim_id: str = Field(description="Claim id within the run.")
     created: str = Field(description="When the run started (ISO 8601).")
@@ -103,6 +112,7 @@ class QueueItem(_Record):
     trust_score: float = Field(ge=0.0, le=1.0, description="Composite trust score S.")
     accepted: bool = Field(description="Whether the run's gate released it.")
     evidence: list[QueueEvidence] = Field(description="Its citations in order.")
+    settings_hash: str = Field(default="", description="Settings hash of the run (which system made it).")
 
 
 class Progress(_Record):
@@ -140,8 +150,10 @@ def queue_items(results: Iterable[AskResult]) -> list[QueueItem]:
     for r in results:
         texts = {i.node_id: i.text for i in r.evidence_pack.items}
         for c in r.claims:
+            if not c.evidence:
+                continue  # a claim without citations cannot be judged (nor keyed)
             out.append(QueueItem(
-                key=claim_key(r.run_id, c.claim_id), run_id=r.run_id, claim_id=c.claim_id, created=r.created,
+                key=run_claim_key(r, c), settings_hash=r.settings_hash, run_id=r.run_id, claim_id=c.claim_id, created=r.created,
                 question=r.question, statute_version=r.statute_version, side=c.side.value, text=c.text,
                 category=c.category.value, verdict=c.verdict.value if c.verdict else None,
                 trust_score=c.trust_score, accepted=c.accepted,
@@ -159,12 +171,16 @@ def _by_key(labels: Iterable[Label]) -> dict[str, list[Label]]:
 
 
 def build_queue(
-    items: Sequence[QueueItem], labels: Iterable[Label], annotator: str, *, skipped: Iterable[str] = ()
+    items: Sequence[QueueItem], labels: Iterable[Label], annotator: str, *, skipped: Iterable[str] = (),
+    current_system: str | None = None, disputed_only: bool = False,
 ) -> list[QueueItem]:
     """The claims ``annotator`` still has to label, in working order.
 
-    Order: claims another annotator already labelled come first (a second label makes κ
-    measurable), then the rest in the given order; ``skipped`` keys go to the end.
+    Order: claims of the current system (runs whose settings hash is ``current_system``) that
+    nobody labelled come first, then the current system's other claims, then other systems'
+    (unlabelled before labelled); ``skipped`` keys go to the end. One item per key.
+    ``disputed_only``: only keys whose annotators disagree and that no adjudicator decided (for an
+    adjudicator; the annotator's own label does not take a key out of this queue).
 
     Raises:
         InputError: empty annotator name.
@@ -173,8 +189,19 @@ def build_queue(
         raise InputError("annotator name is empty", help_message="আপনার নাম লিখুন (annotator name).")
     by_key = _by_key(labels)
     skipped_set = set(skipped)
-    todo = [i for i in items if not any(lab.annotator == annotator for lab in by_key.get(i.key, []))]
-    return sorted(todo, key=lambda i: (i.key in skipped_set, not by_key.get(i.key)))
+    seen: set[str] = set()
+    unique = [i for i in items if not (i.key in seen or seen.add(i.key))]
+    if disputed_only:
+        res = resolve_labels([lab for labs in by_key.values() for lab in labs])
+        todo = [i for i in unique if i.key in res and res[i.key].source == "disputed"]
+    else:
+        todo = [i for i in unique if not any(lab.annotator == annotator for lab in by_key.get(i.key, []))]
+
+    def order(i: QueueItem) -> tuple[bool, bool, bool]:
+        current = current_system is None or i.settings_hash == current_system
+        return (i.key in skipped_set, not current, bool(by_key.get(i.key)))
+
+    return sorted(todo, key=order)
 
 
 def progress(items: Sequence[QueueItem], labels: Iterable[Label], annotator: str) -> Progress:
@@ -196,6 +223,8 @@ def agreement(labels: Iterable[Label]) -> list[PairAgreement]:
     """
     by_annotator: dict[str, dict[str, str]] = defaultdict(dict)
     for lab in labels:  # every annotator gets a row; only binary labels count towards κ
+        if is_adjudicator(lab.annotator):
+            continue  # an adjudicator saw both labels: not an independent rater
         names = by_annotator[lab.annotator]
         if lab.label != "unsure":
             names[lab.claim_id] = lab.label
@@ -209,19 +238,18 @@ def agreement(labels: Iterable[Label]) -> list[PairAgreement]:
 
 
 def resolved_labels(labels: Iterable[Label]) -> tuple[dict[str, bool], int]:
-    """Per claim key, the conservative faithful/unfaithful decision (module docstring).
+    """Per claim key, faithful or not under :func:`~labourcrew.gate.labels.resolve_labels`.
 
     Returns:
         ``({key: faithful}, number of keys with only 'unsure' labels)``.
     """
     out: dict[str, bool] = {}
     unsure = 0
-    for key, labs in _by_key(labels).items():
-        binary = [lab.label for lab in labs if lab.label != "unsure"]
-        if not binary:
+    for key, res in resolve_labels(labels).items():
+        if res.faithful is None:
             unsure += 1
-            continue
-        out[key] = all(lab == "faithful" for lab in binary)
+        else:
+            out[key] = res.faithful
     return out, unsure
 
 
@@ -238,7 +266,9 @@ def calibration_questions(results: Iterable[AskResult], labels: Iterable[Label])
     for r in results:
         q = []
         for c in r.claims:
-            key = claim_key(r.run_id, c.claim_id)
+            if not c.evidence:
+                continue
+            key = run_claim_key(r, c)
             if key in decided:
                 q.append((float(c.trust_score), decided[key]))
                 used.add(key)
@@ -246,7 +276,7 @@ def calibration_questions(results: Iterable[AskResult], labels: Iterable[Label])
             questions.append(q)
             run_ids.append(r.run_id)
     orphans = len(set(decided) - used)
-    if orphans:
-        logger.warning("%d labelled claims are not in the saved runs and were left out", orphans)
+    if orphans and used:
+        logger.info("%d labelled claims are not in the saved runs", orphans)
     return CalibrationData(questions=[list(q) for q in questions], run_ids=run_ids, n_claims=len(used),
                            n_unsure=unsure, n_orphan=orphans)

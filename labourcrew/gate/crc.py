@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from labourcrew.errors import DataError, InputError
-from labourcrew.ledger.gate import LOSS_BOUND, CalibrationRecord
+from labourcrew.ledger.gate import LOSS_BOUND, CalibrationRecord, SystemFingerprint
 
 __all__ = [
     "Question",
@@ -77,13 +77,25 @@ def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, g
     )
 
 
-def load_calibration(path: str | Path, alpha: float = 0.10, *, strict: bool = False) -> CalibrationRecord:
+def load_calibration(
+    path: str | Path,
+    alpha: float = 0.10,
+    *,
+    strict: bool = False,
+    system: SystemFingerprint | None = None,
+    on_mismatch: str = "fail_closed",
+) -> CalibrationRecord:
     """Load the Trust Gate calibration, failing closed when there is none.
 
     Args:
         path: record path (``settings.gate.calibration_path``).
         alpha: the α the caller wants; a record fitted at another α is not used (fail closed).
         strict: raise instead of failing closed when the file exists but is unreadable.
+        system: the running system (:func:`labourcrew.gate.system.system_of`); when given and
+            different from the record's, the record is not used: the gate fails closed with the
+            reason in Bangla then English, or (``on_mismatch="categorical"``) the returned record
+            has ``fallback="categorical"`` and the categorical gate runs, marked uncalibrated.
+        on_mismatch: ``"fail_closed"`` (default) or ``"categorical"``.
 
     Returns:
         The stored record; when the file is missing, a record with ``tau = inf``, ``n = 0`` and
@@ -109,6 +121,17 @@ def load_calibration(path: str | Path, alpha: float = 0.10, *, strict: bool = Fa
                        record.alpha, alpha)
         return _fail_closed(alpha, f"the calibration record is for α = {record.alpha:g}, not the requested "
                                    f"α = {alpha:g}; recompute τ on the Calibration page")
+    if system is not None:
+        from labourcrew.gate.system import mismatch
+
+        diff = mismatch(record.system, system)
+        if diff is not None:
+            bn, en = diff
+            logger.warning("%s: the Trust Gate %s", en, "runs uncalibrated (categorical)"
+                           if on_mismatch == "categorical" else "fails closed")
+            closed = _fail_closed(alpha, f"{bn} — {en}; recompute τ for this system on the Calibration page")
+            return closed.model_copy(update={"fallback": "categorical" if on_mismatch == "categorical" else "none",
+                                             "method": record.method, "system": record.system})
     return record
 
 

@@ -26,7 +26,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,8 +35,11 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError, InputError
+from labourcrew.fileio import write_text_atomic
+from labourcrew.statute.normalize import normalize
 
-__all__ = ["LABELS", "LabelValue", "Label", "LabelStore", "cohens_kappa"]
+__all__ = ["LABELS", "LabelValue", "Label", "LabelStore", "cohens_kappa", "KEY_SCHEME", "content_key",
+           "ADJUDICATOR", "is_adjudicator", "Resolution", "resolve_labels", "rekey"]
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +66,135 @@ ON CONFLICT (claim_id, annotator) DO UPDATE SET
     run_id = excluded.run_id, label = excluded.label, note = excluded.note,
     rationale = excluded.rationale, created = excluded.created
 """
+
+
+KEY_SCHEME = "ck1"
+"""Version of the content-key recipe (prefix of every key, so a later recipe never collides)."""
+
+
+def content_key(statute_version: str, question: str, citations: Sequence[tuple[str, str]]) -> str:
+    """The label key of a claim: a hash of *what was judged*, not of the run that produced it.
+
+    ``"ck1:" + sha256(JSON [statute_version, normalize(question), sorted (node_id, normalize(span))])``.
+
+    What is in it, and why: a label says whether the quoted statute text, cut where it is cut, bears
+    on this question in this version of the Act (``data/calibration/README.md``, protocol). So the
+    key holds the version, the question (normalised: Unicode NFC, Bangla spelling variants, case
+    and whitespace, :func:`labourcrew.statute.normalize.normalize`) and every cited unit with its
+    normalised span, as a sorted list (citation order does not change the judgement). The run id,
+    claim id, trust score and side are *not* in it: a re-run, a new relevance model or a new
+    scoring rule that produces the same quote for the same question finds the same label. The
+    side and the framing text ("আইনের শর্ত বা ব্যতিক্রম: «…»") are left out because the protocol
+    does not depend on them, and the data agree: in the 335 labelled claims 78 pairs of claims from
+    different sides cite the same spans for the same question, and every pair has the same label.
+    (A generated-prose backend whose wording could go beyond its quotes would need its normalised
+    text in the key: a new :data:`KEY_SCHEME`.)
+
+    Args:
+        statute_version: e.g. ``"2025"``.
+        question: the question as asked.
+        citations: ``(node_id, span)`` pairs.
+
+    Raises:
+        InputError: no citation, or an empty question.
+    """
+    if not question or not question.strip():
+        raise InputError("cannot key a claim without its question")
+    cits = sorted({(str(n), normalize(str(sp))) for n, sp in citations})
+    if not cits:
+        raise InputError("cannot key a claim without citations")
+    blob = json.dumps([statute_version, normalize(question), [list(c) for c in cits]],
+                      ensure_ascii=False, separators=(",", ":"))
+    return f"{KEY_SCHEME}:{hashlib.sha256(blob.encode('utf-8')).hexdigest()[:32]}"
+
+
+ADJUDICATOR = "adjudicator-ai"
+"""Annotator name of the adjudication pass (any name starting with ``adjudicator`` adjudicates)."""
+
+
+def is_adjudicator(annotator: str) -> bool:
+    """Whether ``annotator``'s labels are adjudications (names starting with ``adjudicator``)."""
+    return annotator.startswith("adjudicator")
+
+
+class Resolution(BaseModel):
+    """The label calibration and evaluation use for one claim key, and where it came from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: LabelValue = Field(description="The resolved label ('unsure': left out of calibration).")
+    source: Literal["adjudicated", "agreed", "single", "disputed", "unsure"] = Field(
+        description="adjudicated: an adjudicator's label; agreed: >= 2 annotators, same label; single: one "
+                    "annotator; disputed: annotators disagree and nobody adjudicated (counted unfaithful); "
+                    "unsure: only 'unsure' labels."
+    )
+    annotators: tuple[str, ...] = Field(description="Annotators (not adjudicators) with a label on the key.")
+
+    @property
+    def faithful(self) -> bool | None:
+        """True/False for a binary resolution, None for 'unsure'."""
+        return None if self.label == "unsure" else self.label == "faithful"
+
+
+def resolve_labels(labels: Iterable[Label]) -> dict[str, Resolution]:
+    """The one label-resolution policy, used by calibration *and* evaluation (README, "Label policy").
+
+    Per claim key: (1) an adjudicator's faithful/unfaithful label wins; else (2) if every annotator's
+    faithful/unfaithful label is the same, that label (``agreed`` with two or more annotators,
+    ``single`` with one); else (3) the annotators disagree and nobody adjudicated: **unfaithful**
+    (conservative) with source ``disputed`` -- the Annotate page's disagreement queue lists them;
+    (4) only 'unsure' labels: 'unsure' (left out of calibration).
+    """
+    by_key: dict[str, list[Label]] = {}
+    for lab in labels:
+        by_key.setdefault(lab.claim_id, []).append(lab)
+    out: dict[str, Resolution] = {}
+    for key, labs in by_key.items():
+        people = tuple(sorted({lab.annotator for lab in labs if not is_adjudicator(lab.annotator)}))
+        adjudicated = [lab.label for lab in labs if is_adjudicator(lab.annotator) and lab.label != "unsure"]
+        binary = {lab.label for lab in labs if not is_adjudicator(lab.annotator) and lab.label != "unsure"}
+        if adjudicated:
+            out[key] = Resolution(label=adjudicated[-1], source="adjudicated", annotators=people)  # type: ignore[arg-type]
+        elif len(binary) == 1:
+            n_bin = len({lab.annotator for lab in labs if not is_adjudicator(lab.annotator) and lab.label != "unsure"})
+            out[key] = Resolution(label=binary.pop(), source="agreed" if n_bin >= 2 else "single",  # type: ignore[arg-type]
+                                  annotators=people)
+        elif binary:
+            out[key] = Resolution(label="unfaithful", source="disputed", annotators=people)
+        else:
+            out[key] = Resolution(label="unsure", source="unsure", annotators=people)
+    return out
+
+
+def rekey(labels: Iterable[Label], mapping: dict[str, str]) -> tuple[list[Label], list[str]]:
+    """Move labels to new keys (the issue-11 migration from ``"<run_id>:<claim_id>"`` to content keys).
+
+    Several old keys may map to one new key (two sides quoting the same span for one question);
+    their labels by one annotator must agree, and the first (by old key) is kept.
+
+    Returns:
+        ``(labels under the new keys, old keys that are not in mapping)``; a label already keyed
+        by a value of ``mapping`` is kept as it is.
+
+    Raises:
+        DataError: one annotator gave different labels to claims that now share a key.
+    """
+    new_keys = set(mapping.values())
+    out: dict[tuple[str, str], Label] = {}
+    missing: list[str] = []
+    for lab in sorted(labels, key=lambda x: (x.claim_id, x.annotator)):
+        key = mapping.get(lab.claim_id) or (lab.claim_id if lab.claim_id in new_keys else None)
+        if key is None:
+            missing.append(lab.claim_id)
+            continue
+        prev = out.get((key, lab.annotator))
+        if prev is not None:
+            if prev.label != lab.label:
+                raise DataError(f"{lab.annotator} labelled {prev.note or prev.run_id} {prev.label!r} and "
+                                f"{lab.claim_id} {lab.label!r}, which share content key {key}")
+            continue
+        out[(key, lab.annotator)] = lab.model_copy(update={"claim_id": key})
+    return list(out.values()), missing
 
 
 class Label(BaseModel):
@@ -247,9 +379,7 @@ class LabelStore:
 
     def export_jsonl(self, path: str | Path) -> Path:
         """Write every label as one JSON object per line (canonical order and keys)."""
-        path = Path(path)
-        path.write_text(self._jsonl(), encoding="utf-8")
-        return path
+        return write_text_atomic(path, self._jsonl())
 
     def export_csv(self, path: str | Path) -> Path:
         """Write every label as CSV with a header row (canonical order)."""
@@ -258,9 +388,7 @@ class LabelStore:
         writer.writeheader()
         for lab in self.list():
             writer.writerow(lab.model_dump())
-        path = Path(path)
-        path.write_text(buf.getvalue(), encoding="utf-8")
-        return path
+        return write_text_atomic(path, buf.getvalue())
 
     def labels_sha256(self) -> str:
         """sha256 (hex) of the canonical JSONL export (what :meth:`export_jsonl` writes)."""

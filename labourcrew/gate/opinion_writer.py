@@ -13,6 +13,19 @@ Rules:
   unless that same text is part of a released claim. Offending sentences are dropped and the check
   repeated, so no rejected content survives.
 
+Layout (the same in the UI, ``ask --json`` and saved runs; fields of :class:`Opinion`):
+
+* ``direct_answer`` -- the answering phrase (number, duration, amount) of a verified quote, in a
+  fixed frame with its citation; never words of our own about the law (:func:`direct_answer`);
+* the governing rule, quoted (the sentences);
+* ``qualifiers`` -- provisos/explanations/conditions attached to the released rules; one that bears
+  on the question and was not released makes the answer ``incomplete`` (the gate marks it DEGRADED);
+* ``amendments`` -- "২০২৫ সালে সংশোধিত": what a cited section said in 2018 and says in 2025
+  (:func:`amendment_changes`, from the StatuteGraph's version diff);
+* for UNDECIDED, ``closest`` -- the provisions found, quoted, marked *not verified to answer the
+  question*; UNDECIDED never says the law has no provision;
+* ``parts``, ``premise_notes``, ``facts`` (assumed), ``clarifications`` (questions back), ``hints``.
+
 English rendering (on request): for each released claim, the English parallel of each cited
 section from the StatuteGraph (``en-2018``), labelled *unofficial translation, amended to 2018*
 and flagged *outdated* when the Bangla text of the version differs from 2018; a claim already in
@@ -21,24 +34,35 @@ English (the ``en-2018`` version) is rendered as itself.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import (
+    AmendmentChange,
+    ClosestProvision,
+    DirectAnswer,
     EnglishBlock,
+    Fact,
     GatedClaim,
     GateResult,
     Opinion,
     OpinionCheck,
     OpinionSentence,
+    Qualifier,
 )
-from labourcrew.ledger.records import ReleaseStatus, Side
+from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
 from labourcrew.statute.ids import citation_label_bn
-from labourcrew.statute.normalize import normalize, to_bangla_digits
+from labourcrew.statute.model import Level
+from labourcrew.statute.normalize import display_form, normalize, to_bangla_digits
 
 __all__ = [
+    "GUARANTEE_HOOK",
+    "direct_answer",
+    "amendment_changes",
+    "closest_provisions",
     "render_sentence",
     "check_opinion",
     "write_opinion",
@@ -88,24 +112,26 @@ def render_sentence(claim: GatedClaim) -> OpinionSentence:
     return OpinionSentence(text=body + end, claim_ids=[claim.claim_id], citations=cites)
 
 
+def _bn(reason: str) -> str:
+    return reason.split(" — ", 1)[0]
+
+
 def _framing(gate: GateResult, version: str) -> str:
     v = to_bangla_digits(version) if version[:1].isdigit() else version
     if gate.status == ReleaseStatus.TGLO:
         return f"বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) অনুযায়ী, যাচাইকৃত উদ্ধৃতিসহ:"
     if gate.status == ReleaseStatus.DEGRADED:
-        return f"সতর্কতা — উত্তরটি আংশিক ({gate.status_reason}); বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) থেকে যাচাইকৃত অংশ:"
-    if gate.premise_errors:
-        why = "প্রশ্নে উল্লিখিত ধারাটি এই পাঠে নেই অথবা বিলুপ্ত হয়েছে"
+        return f"সতর্কতা — উত্তরটি আংশিক বা অসম্পূর্ণ ({_bn(gate.status_reason)}); বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) থেকে যাচাইকৃত অংশ:"
+    # UNDECIDED says that no answer could be VERIFIED and why -- never that the law is silent.
+    if gate.premise_errors and not gate.claims:
+        why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
     elif gate.fail_closed:
-        why = "ট্রাস্ট গেট ক্যালিব্রেট করা নেই (τ = ∞), তাই কোনো দাবি প্রকাশ করা হয়নি"
+        why = "নির্ভরযোগ্যতা-যাচাই (Trust Gate) ক্যালিব্রেট করা নেই (τ = ∞), তাই কোনো উদ্ধৃতি প্রকাশ করা হয়নি"
     elif not gate.claims and gate.failed_roles:
-        # Never tell a worker "the law has no provision" when the board itself failed.
-        why = "বোর্ডের এক বা একাধিক ভূমিকা ব্যর্থ হয়েছে, তাই কোনো দাবি যাচাই করা যায়নি; আবার চেষ্টা করুন"
-    elif not gate.claims:
-        why = "আইনে প্রশ্নটির প্রাসঙ্গিক কোনো বিধান পাওয়া যায়নি"
+        why = "বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে; আবার চেষ্টা করুন"
     else:
-        why = "কোনো দাবি ট্রাস্ট গেট অতিক্রম করেনি"
-    return f"এই প্রশ্নের নির্ভরযোগ্য উত্তর দেওয়া গেল না: {why}। ({gate.status_reason})"
+        why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")
+    return f"এই প্রশ্নের কোনো উত্তর যাচাই করা যায়নি: {why}।"
 
 
 def check_opinion(
@@ -176,20 +202,311 @@ def _english(claim: GatedClaim, graph: StatuteGraph | None, version: str) -> lis
     return out
 
 
+# ---------------------------------------------------------------- direct answer, qualifiers, amendments
+
+_NUM_WORDS = (
+    "এক|দুই|তিন|চার|পাঁচ|ছয়|সাত|আট|নয়|দশ|এগার|এগারো|বার|বারো|তের|চৌদ্দ|পনের|ষোল|সতের|আঠার|উনিশ|বিশ|"
+    "পঁচিশ|ত্রিশ|পঁয়ত্রিশ|চল্লিশ|পঁয়তাল্লিশ|পঞ্চাশ|ষাট|সত্তর|আশি|নব্বই|একশত|দুইশত|এক শত|দুই শত"
+)
+_UNIT = r"(?:দিনের|দিন|সপ্তাহের|সপ্তাহ|মাসের|মাস|বৎসরের|বৎসর|বছরের|বছর|ঘণ্টার|ঘণ্টা|ঘন্টার|ঘন্টা|টাকার|টাকা|শতাংশ|গুণ)"
+_NUMBER = (rf"\[?(?:[০-৯0-9][০-৯0-9,.]*(?:\s*\([^()]{{1,24}}\))?|(?:{_NUM_WORDS})(?:\s*\([^()]{{1,24}}\))?)\]?")
+_PHRASE = re.compile(rf"(?<![\u0980-\u09ff]){_NUMBER}\s*{_UNIT}\]?(?:\s*(?:মজুরি|মজুরী|মূল মজুরীর|পর্যন্ত|জন্য|কারাদণ্ড|জরিমানা))?"
+                     rf"|দ্বিগুণ হারে|দ্বিগুণ|অর্ধেক")
+_ASKS_AMOUNT = re.compile(r"কত|কয়|কতদিন|কয়দিন|কত দিন|koto|koy|how many|how much|how long|হার|rate|পরিমাণ|মেয়াদ|meyad")
+GUARANTEE_HOOK = "guarantee_text"
+"""Name of the function in :mod:`labourcrew.gate` (``(record) -> (bn, en)``) whose text is shown
+with released answers, when it exists (:func:`_guarantee`)."""
+
+
+def _phrase(text: str) -> str | None:
+    m = _PHRASE.search(text)
+    return m.group(0).strip() if m else None
+
+
+def _direct_line(phrase: str, citation: str, verified: bool, fact_note: str = "") -> str:
+    if verified:
+        return f"সংক্ষিপ্ত উত্তর (আইনের হুবহু শব্দে): «{phrase}» — {citation}{fact_note}।"
+    return f"আপনার দেওয়া তথ্য অনুযায়ী প্রযোজ্য অংশ (যাচাই করা হয়নি): «{phrase}» — {citation}{fact_note}।"
+
+
+def direct_answer(
+    accepted: Sequence[GatedClaim],
+    question: str,
+    *,
+    graph: StatuteGraph | None = None,
+    facts: Sequence[Fact] = (),
+) -> DirectAnswer | None:
+    """The one-line answer: the answering phrase of a verified quote in a fixed frame.
+
+    The phrase is a verbatim substring of a released quote (a number with its unit, e.g. «দশ
+    দিনের», «[৬০ (ষাট) দিন]», or «দ্বিগুণ হারে»). With facts, a band or proviso the facts select
+    answers instead (27(4)(b) for ``years_of_service=4``; 115's tea-garden proviso for
+    ``establishment=tea_garden``), marked unverified unless a released claim quotes it. Returns None
+    when the question does not ask for an amount or no quote has one: we never phrase the law
+    ourselves.
+    """
+    from labourcrew.gate.clarify import band_for, qualifiers_of, ruled_out, service_bands, stated_facts
+
+    known = list(facts) + [f for f in stated_facts(question) if f.key not in {x.key for x in facts}]
+    cited = {e.node_id: (c, e) for c in accepted for e in c.evidence}
+    if graph is not None and known:
+        by_key = {f.key: f for f in known}
+        for nid in cited:
+            for q in qualifiers_of(graph, nid):
+                if ruled_out(graph, q, known) is False:  # a fact makes the proviso apply
+                    unit = graph.units[q]
+                    words = re.sub(r"^তবে শর্ত থাকে যে,?\s*", "", unit.text).rstrip("।৷ ")
+                    fact = next((f for f in known if f.key == "establishment"), None)
+                    note = f" (ধরে নেওয়া তথ্য: {fact.label_bn})" if fact else ""
+                    ok = q in cited
+                    cite = citation_label_bn(q.split(":", 1)[-1])
+                    return DirectAnswer(text_bn=_direct_line(words, cite, ok, note), phrase=words, quote=unit.text,
+                                        node_id=q, citation=cite, claim_id=cited[q][0].claim_id if ok else None, verified=ok)
+        years = by_key.get("years_of_service")
+        if years is not None:
+            try:
+                y = float(years.value)
+            except ValueError:
+                y = None
+            for nid in cited:
+                bands = service_bands(graph, nid) if y is not None else []
+                cid = band_for(bands, y) if bands else None
+                if cid is None:
+                    continue
+                unit = graph.units[cid]
+                phrase = _phrase(unit.text.split("তাহা হইলে", 1)[-1]) or _phrase(unit.text)
+                if phrase:
+                    ok = cid in cited
+                    cite = citation_label_bn(cid.split(":", 1)[-1])
+                    note = f" (ধরে নেওয়া তথ্য: {years.label_bn})"
+                    return DirectAnswer(text_bn=_direct_line(phrase, cite, ok, note), phrase=phrase, quote=unit.text,
+                                        node_id=cid, citation=cite, claim_id=cited[cid][0].claim_id if ok else None,
+                                        verified=ok)
+    if not _ASKS_AMOUNT.search(question.lower()):
+        return None
+    for claim in accepted:
+        for ev in claim.evidence:
+            quote = ev.matched_text or ev.span
+            phrase = _phrase(quote)
+            if phrase:
+                cite = citation_label_bn(ev.node_id.split(":", 1)[-1])
+                return DirectAnswer(text_bn=_direct_line(phrase, cite, True), phrase=phrase, quote=quote,
+                                    node_id=ev.node_id, citation=cite, claim_id=claim.claim_id)
+    return None
+
+
+def _qualifiers(accepted: Sequence[GatedClaim], graph: StatuteGraph | None, facts: Sequence[Fact],
+                question: str) -> list[Qualifier]:
+    from labourcrew.gate.clarify import qualifiers_of, ruled_out, stated_facts
+
+    if graph is None:
+        return []
+    known = list(facts) + stated_facts(question)
+    released = {e.node_id for c in accepted for e in c.evidence}
+    out: list[Qualifier] = []
+    seen: set[str] = set()
+    for nid in dict.fromkeys(e.node_id for c in accepted for e in c.evidence):
+        for q in qualifiers_of(graph, nid):
+            if q in seen or q not in graph.units:
+                continue
+            seen.add(q)
+            unit = graph.units[q]
+            kind = "explanation" if unit.level == Level.EXPLANATION else "proviso"
+            out.append(Qualifier(node_id=q, citation=citation_label_bn(q.split(":", 1)[-1]), kind=kind, qualifies=nid,
+                                 text=display_form(unit.text), released=q in released,
+                                 bears=ruled_out(graph, q, known) is not True))
+    return out
+
+
+def _word_changes(old: str, new: str) -> list[tuple[str, str]]:
+    a, b = display_form(old).split(), display_form(new).split()
+    na, nb = [normalize(x) for x in a], [normalize(x) for x in b]
+    out: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, na, nb, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        before, after = " ".join(a[i1:i2]), " ".join(b[j1:j2])
+        if (i2 - i1) == (j2 - j1) == 1 and difflib.SequenceMatcher(None, na[i1], nb[j1]).ratio() >= 0.75 \
+                and not re.search(r"[0-9০-৯]", before + after):
+            continue  # a spelling/glyph variant of the same word, not a change of the law
+        out.append((before, after))
+    out.sort(key=lambda ba: 0 if re.search(r"[0-9০-৯]|" + _NUM_WORDS, ba[0] + ba[1]) else 1)
+    return out
+
+
+def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> list[AmendmentChange]:
+    """"২০২৫ সালে সংশোধিত" notes for the cited units whose section changed between 2018 and 2025.
+
+    For each distinct section: the unit's 2018 and 2025 words where they differ (up to two changes,
+    numbers first, spelling variants skipped), else a note that the section was amended elsewhere.
+    """
+    if graph is None:
+        return []
+    out: list[AmendmentChange] = []
+    done: set[str] = set()
+    for nid in node_ids:
+        unit = graph.units.get(nid)
+        if unit is None or unit.section is None or unit.version not in ("2025", "2018"):
+            continue
+        diff = graph.diffs.get(unit.section)
+        if diff is None or diff.status == "unchanged" or unit.section in done:
+            continue
+        done.add(unit.section)
+        label = nid.split(":", 1)[-1]
+        new = graph.units.get(f"2025:{label}")
+        old = graph.units.get(f"2018:{label}")
+        cite = citation_label_bn(unit.section)
+        if diff.status == "omitted":
+            out.append(AmendmentChange(section=unit.section, node_id=nid, status="omitted",
+                                       text_bn=f"২০২৫ সালে সংশোধিত: {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে।",
+                                       text_en=f"Amended in 2025: section {unit.section} was omitted."))
+            continue
+        if diff.status == "inserted" or old is None:
+            out.append(AmendmentChange(section=unit.section, node_id=nid, status="inserted",
+                                       after=display_form(new.text if new else unit.text)[:160],
+                                       text_bn=f"২০২৫ সালে সংশোধিত: {citation_label_bn(label)} ২০২৫ সালে নতুন যুক্ত হয়েছে; ২০১৮ সালের পাঠে এটি ছিল না।",
+                                       text_en=f"Amended in 2025: {label} was inserted in 2025; the 2018 text did not have it."))
+            continue
+        changes = _word_changes(old.text, new.text) if new is not None else []
+        if not changes:
+            out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended",
+                                       text_bn=f"২০২৫ সালে সংশোধিত: {cite}-এর অন্য অংশ ২০২৫ সালে বদলেছে; উদ্ধৃত অংশের পাঠ অপরিবর্তিত।",
+                                       text_en=f"Amended in 2025: other parts of section {unit.section} changed; the quoted words did not."))
+            continue
+        shown = changes[:2]
+        bn = "; ".join(f"আগে (২০১৮) ছিল «{b or '—'}», এখন (২০২৫) «{a or '— (বাদ দেওয়া হয়েছে)'}»" for b, a in shown)
+        en = "; ".join(f"2018: '{b or '-'}', 2025: '{a or '(removed)'}'" for b, a in shown)
+        out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended", before=shown[0][0],
+                                   after=shown[0][1], text_bn=f"২০২৫ সালে সংশোধিত ({citation_label_bn(label)}): {bn}।",
+                                   text_en=f"Amended in 2025 ({label}): {en}."))
+    return out
+
+
+def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 3) -> list[ClosestProvision]:
+    """For an UNDECIDED answer: the provisions found, quoted and marked not verified.
+
+    The withheld claims' units first (best trust score first), then the pack's top units.
+    """
+    out: list[ClosestProvision] = []
+    seen: set[str] = set()
+    texts = {i.node_id: i.text for i in pack.items} if pack is not None else {}
+    for c in sorted((c for c in gate.claims if not c.accepted), key=lambda c: -c.trust_score):
+        for e in c.evidence:
+            if e.node_id in seen or len(out) >= limit:
+                continue
+            seen.add(e.node_id)
+            text = display_form(texts.get(e.node_id) or e.matched_text or e.span)
+            out.append(ClosestProvision(node_id=e.node_id, citation=citation_label_bn(e.node_id.split(":", 1)[-1]),
+                                        text=text if len(text) <= 400 else text[:400] + " …", claim_id=c.claim_id,
+                                        why_withheld=_withheld_bn(c.rejection_reason)))
+    for item in (pack.items if pack is not None else []):
+        if len(out) >= limit:
+            break
+        if item.node_id in seen or not item.text.strip() or item.hop_depth > 0:
+            continue
+        seen.add(item.node_id)
+        text = display_form(item.text)
+        out.append(ClosestProvision(node_id=item.node_id, citation=citation_label_bn(item.node_id.split(":", 1)[-1]),
+                                    text=text if len(text) <= 400 else text[:400] + " …"))
+    return out
+
+
+def _withheld_bn(reason: str | None) -> str | None:
+    if not reason:
+        return None
+    m = re.match(r"trust score ([0-9.]+) < τ (\S+)", reason)
+    if m:
+        return f"নির্ভরযোগ্যতা স্কোর {m.group(1)} সীমা τ {m.group(2)}-এর কম — {reason}"
+    if reason.startswith("citation not verified"):
+        return f"উদ্ধৃতিটি আইনের পাঠে মেলেনি — {reason}"
+    if reason.startswith("auditor verdict"):
+        return f"নিরীক্ষক সমর্থন করেননি — {reason}"
+    if reason.startswith("τ = ∞"):
+        return f"যাচাই-ধাপ ক্যালিব্রেট করা নেই — {reason}"
+    return reason
+
+
+def _premise_notes(gate: GateResult, question: str, answer: DirectAnswer | None) -> list[str]:
+    notes = list(gate.premise_errors)
+    if answer is not None and answer.verified:
+        # A wrong number in the question ("৭২ ঘণ্টা") against the quoted one, same unit.
+        q = normalize(question)
+        a = normalize(answer.phrase)
+        for m in re.finditer(r"(\d+)\s*(দিন|সপ্তাহ|মাস|বছর|বৎসর|ঘণ্টা|ঘন্টা|টাকা|din|ghonta|bochor|mash)", q):
+            unit = m.group(2)
+            got = re.search(r"(\d+)\s*\(?[^\d]*?" + unit[:2], a)
+            if got and got.group(1) != m.group(1):
+                notes.append(f"প্রশ্নে বলা হয়েছে «{to_bangla_digits(m.group(0))}», কিন্তু {answer.citation} বলে «{answer.phrase}» — "
+                             f"the question says '{m.group(0)}' but {answer.citation} says otherwise")
+    return notes
+
+
+_ROMAN = re.compile(r"[A-Za-z]")
+_BN_ANY = re.compile(r"[\u0980-\u09ff]")
+
+
+def _hints(question: str, spotting: object | None) -> list[str]:
+    out = []
+    language = getattr(spotting, "language", None)
+    if language in ("en", "bn-latn") or (language is None and _ROMAN.search(question) and not _BN_ANY.search(question)):
+        out.append("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
+                   "writing the question in Bangla script works best (the Act's text is Bangla)")
+    if getattr(spotting, "injection", None):
+        out.append("প্রশ্নের ভেতরের নির্দেশমূলক লেখা (যেমন \"ignore previous instructions\") উপেক্ষা করা হয়েছে; শুধু প্রশ্নটির উত্তর খোঁজা হয়েছে — "
+                   "instruction-like text in the question was ignored; only the question was answered")
+    from labourcrew.retrieval.pipeline import ENCODER_CHARS
+
+    if len(question) > ENCODER_CHARS:
+        out.append(f"প্রশ্নটি দীর্ঘ: অর্থভিত্তিক অনুসন্ধানে প্রথম প্রায় {to_bangla_digits(str(ENCODER_CHARS))} অক্ষর ব্যবহৃত হয়েছে — "
+                   f"long question: semantic search read about the first {ENCODER_CHARS} characters")
+    return out
+
+
+def _guarantee(gate: GateResult) -> tuple[str | None, str | None]:
+    """Call ``labourcrew.gate.<GUARANTEE_HOOK>(gate)`` for released answers, if it exists."""
+    import importlib
+
+    if gate.status == ReleaseStatus.UNDECIDED:
+        return None, None
+    for mod in ("labourcrew.gate.guarantee", "labourcrew.gate.crc", "labourcrew.gate.validation"):
+        try:
+            fn = getattr(importlib.import_module(mod), GUARANTEE_HOOK, None)
+        except ImportError:
+            continue
+        if callable(fn):
+            try:
+                bn, en = fn(gate)
+            except Exception as exc:  # a hook under construction must not break an answer
+                logger.warning("%s.%s failed: %s", mod, GUARANTEE_HOOK, exc)
+                return None, None
+            return str(bn), str(en)
+    return None, None
+
+
 def write_opinion(
     gate: GateResult,
     *,
     version: str,
     graph: StatuteGraph | None = None,
     english: bool = False,
+    pack: EvidencePack | None = None,
+    question: str = "",
+    spotting: object | None = None,
+    facts: Sequence[Fact] = (),
+    clarification_round: int = 0,
 ) -> Opinion:
     """Compose the narrative from the gate's released claims and re-check it.
 
     Args:
         gate: the Trust Gate's decision.
         version: statute version answered from (named in the framing line).
-        graph: the StatuteGraph (needed only for ``english=True``).
+        graph: the StatuteGraph (English parallels, qualifiers, amendments, clarifications).
         english: also render the released claims in English.
+        pack: the Evidence Pack (closest provisions of an UNDECIDED answer).
+        question: the question (direct answer, stated facts, hints).
+        spotting: the Issue Spotter's record (language, injection).
+        facts: facts the user gave (assumed by the answer).
+        clarification_round: clarification rounds already run (bounded).
 
     Returns:
         The :class:`Opinion`.
@@ -212,7 +529,35 @@ def write_opinion(
         body.append(s)
     # Merged sentences render the first claim; the check compares against every released claim.
     kept, check = check_opinion([framing, *body], accepted, rejected)
-    text = "\n".join(s.text for s in kept)
+    answer = direct_answer(accepted, question, graph=graph, facts=facts) if accepted else None
+    qualifiers = _qualifiers(accepted, graph, facts, question)
+    incomplete = any(q.bears and not q.released for q in qualifiers)
+    amendments = amendment_changes((e.node_id for c in accepted for e in c.evidence), graph)
+    closest = closest_provisions(gate, pack) if gate.status == ReleaseStatus.UNDECIDED else []
+    if closest:
+        amendments = amendment_changes([c.node_id for c in closest], graph)
+    from labourcrew.gate.clarify import clarifications, stated_facts
+
+    asked = []
+    if graph is not None and accepted:
+        asked = clarifications(graph, [e.node_id for c in accepted for e in c.evidence],
+                               [q.node_id for q in qualifiers], question=question, facts=facts,
+                               rounds_done=clarification_round)
+    assumed = list(facts) + [f for f in stated_facts(question) if f.key not in {x.key for x in facts}] if accepted else list(facts)
+    lines = [kept[0].text] if kept else []
+    if answer is not None:
+        lines.append(answer.text_bn)
+    lines += [s.text for s in kept[1:]]
+    for q in qualifiers:
+        if q.bears and not q.released:
+            lines.append(f"সতর্কতা: এই নিয়মের একটি শর্ত/ব্যতিক্রম ({q.citation}) যাচাই করা যায়নি; তাই উত্তরটি অসম্পূর্ণ — পাঠটি নিচে দেখুন।")
+    lines += [a.text_bn for a in amendments if accepted]
+    if assumed and accepted:
+        lines.append("ধরে নেওয়া তথ্য: " + "; ".join(f.label_bn for f in assumed) + "।")
+    if closest:
+        lines.append("নিচের বিধানগুলো পাওয়া গেছে, কিন্তু এগুলো প্রশ্নের উত্তর দেয় কিনা যাচাই করা হয়নি (not verified to answer the question).")
+    text = "\n".join(lines)
+    guarantee_bn, guarantee_en = _guarantee(gate)
     blocks: list[EnglishBlock] = []
     opinion_en = None
     if english:
@@ -223,12 +568,18 @@ def write_opinion(
             head = f"[{b.claim_id}] Section {b.section} ({b.label}{'; OUTDATED: the Bangla text changed after 2018' if b.outdated else ''}): " if b.section else f"[{b.claim_id}] "
             lines.append(head + b.text)
         opinion_en = "\n".join(lines) if lines else "No claim was released."
-    return Opinion(opinion_bn=text, sentences=kept, opinion_en=opinion_en, english=blocks, check=check)
+    return Opinion(
+        opinion_bn=text, sentences=kept, opinion_en=opinion_en, english=blocks, check=check,
+        status_line_bn=framing.text, direct_answer=answer, qualifiers=qualifiers, incomplete=incomplete,
+        amendments=amendments, closest=closest, parts=list(gate.parts),
+        premise_notes=_premise_notes(gate, question, answer), facts=assumed, clarifications=asked,
+        hints=_hints(question, spotting), guarantee_bn=guarantee_bn, guarantee_en=guarantee_en,
+    )
 
 
 def fallback_opinion(reason: str) -> Opinion:
     """The narrative when no opinion could be written: a fixed Bangla notice, no legal content."""
-    text = f"এই প্রশ্নের নির্ভরযোগ্য উত্তর দেওয়া গেল না। ({reason})"
+    text = f"এই প্রশ্নের কোনো উত্তর যাচাই করা যায়নি। ({reason})"
     return Opinion(
         opinion_bn=text,
         sentences=[OpinionSentence(text=text, claim_ids=[], citations=[])],

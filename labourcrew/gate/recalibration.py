@@ -1,4 +1,4 @@
-"""Recompute the Trust Gate threshold from the label store, and see what it would change (issue 5).
+"""Recompute the Trust Gate threshold from the label store, and see what it would change.
 
 * :func:`regate` -- re-decide a saved run under another calibration record with the same
   :func:`labourcrew.gate.trust_gate.decide` the board uses (same claims, findings, pack, role
@@ -10,8 +10,8 @@
   record (``trust_gate.json``), after archiving the previous current record under its own
   timestamp: records are never overwritten without a copy, so every τ ever used stays on disk.
 * :func:`history` -- every record on disk, newest first; :func:`load_validation` reads
-  ``validation.json`` (issue 6) when present.
-* :func:`load_calibration_set` -- ``data/calibration/calibration_set.jsonl`` (issue 6): every
+  ``validation.json`` when present.
+* :func:`load_calibration_set` -- ``data/calibration/calibration_set.jsonl``: every
   labelled calibration claim with its question, text, citations, trust score and label, so τ can be
   recomputed without the (uncommitted) ``runs/`` folder; :func:`propose` uses it for the labelled
   claims that are not among the saved runs.
@@ -30,20 +30,20 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from labourcrew.errors import DataError
 from labourcrew.gate.annotation_queue import (
     CalibrationData,
     calibration_questions,
-    claim_key,
     resolved_labels,
+    run_claim_key,
 )
-from labourcrew.gate.crc import calibrate
-from labourcrew.gate.labels import Label
+from labourcrew.gate.labels import Label, content_key
+from labourcrew.gate.ltt import calibrate_method
 from labourcrew.gate.trust_gate import decide, primary_issue
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult
+from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, SystemFingerprint
 from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus
 
 if TYPE_CHECKING:
@@ -62,6 +62,12 @@ __all__ = [
     "SetCitation",
     "CalibrationSetRow",
     "load_calibration_set",
+    "legacy_key_map",
+    "load_label_file",
+    "claims_system",
+    "fit_from_files",
+    "restore_record",
+    "import_labels",
 ]
 
 logger = logging.getLogger(__name__)
@@ -90,7 +96,7 @@ class StatusChange(BaseModel):
 class SetCitation(BaseModel):
     """One cited unit of a calibration-set claim."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     node_id: str = Field(description="Cited unit, e.g. '2025:118(1)'.")
     label: str = Field(default="", description="The unit's label, e.g. '118(1)'.")
@@ -99,24 +105,45 @@ class SetCitation(BaseModel):
 
 
 class CalibrationSetRow(BaseModel):
-    """One labelled calibration claim (a line of ``calibration_set.jsonl``, issue 6)."""
+    """One calibration claim: a line of ``calibration_set.jsonl`` or of ``eval --export-claims``.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Extra fields of an export (``accepted``, ``unit_text``, ...) are ignored; ``content_key`` and
+    ``statute_version`` are filled in when a line lacks them.
+    """
 
-    key: str = Field(description="Label-store key '<run_id>:<claim_id>'.")
-    run_id: str = Field(description="Run (one CRC question) the claim comes from.")
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    key: str = Field(default="", description="Legacy label key '<run_id>:<claim_id>' (before issue 11).")
+    content_key: str = Field(default="", description="Label-store key: labels.content_key of the claim.")
+    statute_version: str = Field(default="", description="Statute version (default: the cited node ids').")
+    run_id: str = Field(description="Run (one calibration question) the claim comes from.")
     claim_id: str = Field(description="Claim id within the run.")
-    item_id: str = Field(description="Dev-set item id (calibration split).")
+    item_id: str = Field(default="", description="Dev-set item id (calibration split).")
     category: str = Field(default="", description="Dev-set category of the item.")
     question: str = Field(description="The question as asked.")
     side: str = Field(default="", description="Board role that made the claim.")
-    text: str = Field(description="Claim text.")
+    text: str = Field(default="", description="Claim text.")
     citations: list[SetCitation] = Field(description="Cited units and spans.")
     trust_score: float = Field(ge=0.0, le=1.0, description="Trust score in [0, 1].")
     verdict: str | None = Field(default=None, description="Trust Auditor verdict (SUPPORT, ...).")
-    label: str = Field(description="'faithful', 'unfaithful' or 'unsure'.")
+    label: str = Field(default="", description="First annotator's label as exported (informative; the store decides).")
     annotator: str = Field(default="", description="Who labelled it.")
     rationale: str = Field(default="", description="One-line reason for the label.")
+    system: SystemFingerprint | None = Field(default=None, description="System that produced the claim, if exported.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("citations"):
+            data = dict(data)
+            first = str(data["citations"][0].get("node_id", ""))
+            version = data.get("statute_version") or first.partition(":")[0]
+            data["statute_version"] = version
+            if not data.get("content_key"):
+                data["content_key"] = content_key(
+                    version, str(data.get("question", "")),
+                    [(c.get("node_id", ""), c.get("span", "")) for c in data["citations"]])
+        return data
 
     @property
     def categorical_release(self) -> bool:
@@ -147,21 +174,20 @@ def load_calibration_set(path: Path) -> list[CalibrationSetRow]:
 
 def _with_set(data: CalibrationData, labels: Sequence[Label], rows: Sequence[CalibrationSetRow],
               results: Sequence[AskResult]) -> CalibrationData:
-    """Add the calibration-set claims whose runs are not saved (store labels override the set's own)."""
-    saved = {claim_key(r.run_id, c.claim_id) for r in results for c in r.claims}
+    """Add the calibration-set claims whose runs are not saved, labelled from the store by content key."""
+    saved = {run_claim_key(r, c) for r in results for c in r.claims if c.evidence}
+    saved_runs = {r.run_id for r in results}
     decided, _ = resolved_labels(labels)
     by_run: dict[str, list[tuple[float, bool]]] = {}
     used: set[str] = set()
     for row in rows:
-        if row.key in saved:
+        if row.run_id in saved_runs:
             continue
-        faithful = decided.get(row.key)
+        faithful = decided.get(row.content_key)
         if faithful is None:
-            if row.label == "unsure":
-                continue
-            faithful = row.label == "faithful"
+            continue  # unlabelled (or only 'unsure'): its loss is unknown
         by_run.setdefault(row.run_id, []).append((row.trust_score, faithful))
-        used.add(row.key)
+        used.add(row.content_key)
     if not by_run:
         return data
     orphans = len(set(decided) - saved - used)
@@ -245,20 +271,21 @@ def status_changes(results: Iterable[AskResult], before: CalibrationRecord, afte
 
 
 def propose(results: Sequence[AskResult], labels: Sequence[Label], *, alpha: float, labels_sha256: str,
-            calibration_set: Sequence[CalibrationSetRow] = ()) -> Proposal:
-    """CRC at ``alpha`` on the labelled claims of ``results`` (fails closed to τ = ∞ when too few).
+            calibration_set: Sequence[CalibrationSetRow] = (), method: str = "ltt", delta: float = 0.10,
+            system: SystemFingerprint | None = None) -> Proposal:
+    """τ at ``alpha`` (and ``delta`` for LTT) on the labelled claims of ``results`` and ``calibration_set``.
 
-    ``calibration_set`` (:func:`load_calibration_set`) adds the committed labelled claims whose runs
-    are not saved (e.g. ``runs/`` is empty); a store label of the same claim key overrides the
-    set's own label (conservatively, as for saved runs).
+    ``calibration_set`` (:func:`load_calibration_set`, or an ``eval --export-claims`` file) adds
+    claims whose runs are not saved; their labels come from ``labels`` by content key, resolved by
+    :func:`~labourcrew.gate.labels.resolve_labels`. Fails closed to τ = ∞ when no τ qualifies.
 
     Raises:
-        InputError: alpha outside (0, 1).
+        InputError: alpha/delta outside (0, 1), unknown method.
     """
     data = calibration_questions(results, labels)
     if calibration_set:
         data = _with_set(data, labels, calibration_set, results)
-    record = calibrate(data.questions, alpha, labels_sha256=labels_sha256)
+    record = calibrate_method(method, data.questions, alpha, delta, labels_sha256=labels_sha256, system=system)
     return Proposal(record=record, data=data)
 
 
@@ -336,7 +363,7 @@ def history(current: Path) -> list[tuple[Path, CalibrationRecord]]:
 
 
 def load_validation(path: Path) -> dict[str, Any] | None:
-    """``validation.json`` (issue 6: splits, mean/sd false-accept rates, decisive rates) or None.
+    """``validation.json`` (splits, mean/sd false-accept rates, decisive rates) or None.
 
     Raises:
         DataError: the file exists but is not a JSON object.
@@ -351,3 +378,133 @@ def load_validation(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         raise DataError(f"{path} must hold a JSON object")
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in data.items()}
+
+
+def legacy_key_map(rows: Sequence[CalibrationSetRow]) -> dict[str, str]:
+    """``"<run_id>:<claim_id>"`` -> content key, from calibration-set (or exported-claims) rows."""
+    return {(row.key or f"{row.run_id}:{row.claim_id}"): row.content_key for row in rows}
+
+
+def import_labels(store: Any, path: Path, rows: Sequence[CalibrationSetRow], *, annotator: str | None = None,
+                  created: str | None = None) -> tuple[int, list[str]]:
+    """Import a JSONL of labels keyed by legacy or content keys into ``store``, under content keys.
+
+    Each line needs ``label`` and a key (``claim_id`` or ``key``); ``annotator`` (the argument
+    wins over the line's), ``rationale``, ``note``, ``run_id``, ``created`` are read when present.
+
+    Returns:
+        ``(labels written, keys that matched no claim of rows)``.
+
+    Raises:
+        DataError: an unreadable line, or conflicting labels for one content key.
+    """
+    from datetime import UTC, datetime
+
+    from labourcrew.gate.labels import rekey
+
+    stamp = created or datetime.fromtimestamp(Path(path).stat().st_mtime, UTC).isoformat(timespec="seconds")
+    raw: list[Label] = []
+    for no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            key = d.get("claim_id") or d["key"]
+            raw.append(Label(claim_id=key, run_id=d.get("run_id") or key.partition(":")[0],
+                             annotator=annotator or d["annotator"], label=d["label"], note=d.get("note", ""),
+                             rationale=d.get("rationale", ""), created=d.get("created") or stamp))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError(f"{path}:{no}: not a label line: {exc}") from exc
+    labels, missing = rekey(raw, legacy_key_map(rows))
+    for lab in labels:
+        store.add(lab.claim_id, lab.annotator, lab.label, run_id=lab.run_id, note=lab.note,
+                  rationale=lab.rationale, created=lab.created)
+    return len(labels), missing
+
+
+def load_label_file(path: Path) -> tuple[list[Label], str]:
+    """Labels from a label-store export (``.jsonl``) or a store (``.sqlite``), and their sha256.
+
+    The hash is :meth:`~labourcrew.gate.labels.LabelStore.labels_sha256` of the labels (the
+    canonical export), whichever form they came in.
+
+    Raises:
+        DataError: the file is missing or a line is not a label.
+    """
+    import tempfile
+
+    from labourcrew.gate.labels import LabelStore
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"no label file at {path}")
+    if path.suffix == ".sqlite":
+        store = LabelStore(path)
+        return store.list(), store.labels_sha256()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = LabelStore(Path(tmp) / "labels.sqlite")
+        store.import_jsonl(path)
+        out = store.list(), store.labels_sha256()
+        store.close()
+    return out
+
+
+def claims_system(rows: Sequence[CalibrationSetRow]) -> SystemFingerprint | None:
+    """The one system the claims of ``rows`` were exported from; None when they do not say.
+
+    Raises:
+        DataError: the rows name different systems (calibrate each system on its own claims).
+    """
+    systems = {r.system.model_dump_json() for r in rows if r.system is not None}
+    if len(systems) > 1:
+        raise DataError(f"the claims come from {len(systems)} different systems; calibrate each on its own claims",
+                        help_message="Export claims of one backend/model/settings per file (eval --export-claims).")
+    return SystemFingerprint.model_validate_json(systems.pop()) if systems else None
+
+
+def fit_from_files(claims: Path, labels: Path, *, method: str, alpha: float, delta: float,
+                   system: SystemFingerprint) -> Proposal:
+    """The calibration record recomputed from an exported-claims file and a label file (no runs needed).
+
+    ``system`` is used when the claims do not carry their own (files exported before issue 11).
+
+    Raises:
+        DataError: unreadable files, claims of several systems. InputError: bad alpha/delta/method.
+    """
+    rows = load_calibration_set(Path(claims))
+    if not rows:
+        raise DataError(f"no claims in {claims}", help_message="Export them: eval --config full --export-claims FILE.")
+    labs, sha = load_label_file(Path(labels))
+    return propose([], labs, alpha=alpha, labels_sha256=sha, calibration_set=rows, method=method, delta=delta,
+                   system=claims_system(rows) or system)
+
+
+def restore_record(earlier: Path, current: Path) -> Path | None:
+    """Make an earlier (timestamped) record the current one again -- the rollback.
+
+    The current record is archived first (as :func:`save_new_record` does), then ``earlier``'s
+    bytes are written atomically to ``current``; nothing is deleted.
+
+    Returns:
+        The archived path of the record that was current, or None when it already had a copy.
+
+    Raises:
+        DataError: ``earlier`` is not a readable calibration record.
+    """
+    from labourcrew.fileio import write_text_atomic
+
+    earlier, current = Path(earlier), Path(current)
+    CalibrationRecord.load(earlier)  # refuse to restore something the gate could not read
+    archived: Path | None = None
+    if current.is_file():
+        siblings = [p for p in current.parent.glob(f"{current.stem}.*{current.suffix}")]
+        if not any(_same_bytes(p, current) for p in siblings):
+            try:
+                stamp = _stamp(CalibrationRecord.load(current).created)
+            except DataError:
+                stamp = "unreadable"
+            archived = _free(current.with_name(f"{current.stem}.{stamp}{current.suffix}"))
+            shutil.copy2(current, archived)
+    write_text_atomic(current, earlier.read_text(encoding="utf-8"))
+    logger.info("restored calibration record %s -> %s", earlier, current)
+    return archived

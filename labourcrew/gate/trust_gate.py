@@ -56,6 +56,7 @@ from labourcrew.ledger.gate import (
     GateMode,
     GateResult,
     PrimaryIssue,
+    QuestionPart,
 )
 from labourcrew.ledger.records import (
     Claim,
@@ -78,6 +79,9 @@ __all__ = [
     "release_status",
     "decide",
     "undecided_result",
+    "bilingual",
+    "english_part",
+    "question_parts",
 ]
 
 logger = logging.getLogger(__name__)
@@ -127,26 +131,48 @@ def primary_issue(spotting: object, section_ids: Sequence[str], question: str) -
     )
 
 
-def premise_errors(named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str) -> list[str]:
+def premise_errors(
+    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: object | None = None
+) -> list[str]:
     """Premise errors: sections the question names that the statute version does not have.
 
     Args:
         named_labels: ASCII labels the question names (``['400']``).
         resolved: label -> node id in ``version`` (None when it does not exist).
         version: the statute version.
+        graph: the StatuteGraph (to tell an omitted section from one that never existed).
 
     Returns:
-        One Bangla-and-English message per missing section, e.g.
-        ``"ধারা ৪০০ (section 400) does not exist in, or was omitted from, the 2025 text"``
-        (omitted sections such as 184 in 2025 resolve to nothing as well).
+        One message per missing section, Bangla first, naming and correcting the premise where the
+        text allows: an omitted section (184 in 2025) says so and since when; a section number
+        beyond the Act says where the Act ends, e.g. ``"প্রশ্নে উল্লিখিত ধারা ৪০০ আইনে নেই (আইনের
+        ধারা ১ থেকে ৩৫৪) — section 400 does not exist in the 2025 text (the Act has sections 1-354)"``.
     """
     from labourcrew.statute.ids import citation_label_bn
+    from labourcrew.statute.normalize import to_bangla_digits
 
-    return [
-        f"{citation_label_bn(label)} (section {label}) does not exist in, or was omitted from, the {version} text"
-        for label in named_labels
-        if resolved.get(label) is None
-    ]
+    out = []
+    for label in named_labels:
+        if resolved.get(label) is not None:
+            continue
+        cite = citation_label_bn(label)
+        units = getattr(graph, "units", None) or {}
+        base = re.match(r"\d+[A-Z]*", label)
+        sec = base.group(0) if base else label
+        old = units.get(f"2018:{sec}")
+        if version == "2025" and old is not None:
+            out.append(f"প্রশ্নে উল্লিখিত {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে; এটি এখন আর বলবৎ নয় — "
+                       f"section {label} was omitted by the 2025 Ordinance and is no longer in force")
+            continue
+        last = max((int(m.group(0)) for u in units.values() if u.version == version and u.level == "section"
+                    for m in [re.match(r"\d+", u.label or "")] if m), default=0)
+        if last and base and int(re.match(r"\d+", sec).group(0)) > last:
+            out.append(f"প্রশ্নে উল্লিখিত {cite} আইনে নেই (আইনের ধারা ১ থেকে {to_bangla_digits(str(last))} পর্যন্ত) — "
+                       f"section {label} does not exist in the {version} text (the Act has sections 1-{last})")
+        else:
+            out.append(f"প্রশ্নে উল্লিখিত {cite} এই পাঠে নেই অথবা বিলুপ্ত — "
+                       f"section {label} does not exist in, or was omitted from, the {version} text")
+    return out
 
 
 def coverage(
@@ -200,18 +226,85 @@ def release_status(
         covered: whether the released claims cover the primary issue.
     """
     if not accepted:
-        return ReleaseStatus.UNDECIDED, "no claim passed the Trust Gate"
+        return ReleaseStatus.UNDECIDED, bilingual(*NOT_VERIFIED_THRESHOLD)
     unverified = [c.claim_id for c in accepted if not all(e.verified for e in c.evidence)]
     if unverified:  # cannot happen through decide(); kept so the definition is checked, not assumed
-        return ReleaseStatus.DEGRADED, f"released claims with unverified citations: {', '.join(unverified)}"
+        return ReleaseStatus.DEGRADED, bilingual(
+            f"কিছু প্রকাশিত উদ্ধৃতি যাচাই হয়নি ({', '.join(unverified)})",
+            f"released claims with unverified citations: {', '.join(unverified)}",
+        )
     problems = []
     if failed_roles:
-        problems.append(f"role(s) failed: {', '.join(failed_roles)}")
+        problems.append((f"বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে ({', '.join(failed_roles)})",
+                         f"role(s) failed: {', '.join(failed_roles)}"))
     if not covered:
-        problems.append("the released claims do not cover the question's primary issue")
+        problems.append(("প্রকাশিত উদ্ধৃতিগুলো প্রশ্নের মূল বিষয়ের পুরো উত্তর দেয় না",
+                         "the released claims do not cover the question's primary issue"))
     if problems:
-        return ReleaseStatus.DEGRADED, "; ".join(problems)
-    return ReleaseStatus.TGLO, "every released claim is verified, no role failed, the primary issue is covered"
+        return ReleaseStatus.DEGRADED, bilingual("; ".join(p[0] for p in problems), "; ".join(p[1] for p in problems))
+    return ReleaseStatus.TGLO, bilingual(*TGLO_REASON)
+
+
+def bilingual(bn: str, en: str) -> str:
+    """A user-facing message: Bangla first, English second (``"বাংলা — English"``)."""
+    return f"{bn} — {en}" if en else bn
+
+
+def english_part(message: str) -> str:
+    """The English half of a :func:`bilingual` message ('' when it has none)."""
+    return message.split(" — ", 1)[1] if " — " in message else ""
+
+
+TGLO_REASON = (
+    "প্রকাশিত প্রতিটি উদ্ধৃতি আইনের পাঠে হুবহু যাচাই করা হয়েছে এবং প্রশ্নের মূল বিষয়ের উত্তর দেয়",
+    "every released quote is verified verbatim against the statute and covers the question's main issue",
+)
+NOT_VERIFIED_THRESHOLD = (
+    "কোনো উত্তর যাচাই করা যায়নি: খুঁজে পাওয়া বিধানগুলোর কোনো উদ্ধৃতি নির্ভরযোগ্যতার সীমা (τ) পার হয়নি; "
+    "এর মানে এই নয় যে আইনে এ বিষয়ে কিছু নেই",
+    "no answer could be verified: no quote from the provisions found reached the trust threshold (τ); "
+    "this does not mean the law is silent",
+)
+NOT_VERIFIED_NO_CLAIM = (
+    "কোনো উত্তর যাচাই করা যায়নি: অনুসন্ধানে প্রশ্নের সঙ্গে যথেষ্ট মেলে এমন কোনো উদ্ধৃতি বাছাই করা যায়নি; "
+    "এর মানে এই নয় যে আইনে এ বিষয়ে কিছু নেই",
+    "no answer could be verified: the search found no quote matching the question closely enough; "
+    "this does not mean the law is silent",
+)
+
+
+def question_parts(spotting: object, premise: Sequence[str], missing_labels: Sequence[str]) -> list[QuestionPart]:
+    """The parts the gate answers separately: the Issue Spotter's parts (or the whole question),
+    each with the false premise it rests on (a named section that does not exist), plus the
+    instruction-like text, marked ``injection`` (never answered, never blocking).
+    """
+    from labourcrew.retrieval.exact import find_section_refs
+
+    texts = list(getattr(spotting, "parts", []) or []) or [getattr(spotting, "question", "")]
+    injected = list(getattr(spotting, "injection", []) or [])
+    if injected and not getattr(spotting, "parts", None):
+        from labourcrew.retrieval.issue_spotter import split_injection
+
+        texts = [split_injection(getattr(spotting, "question", ""))[0] or texts[0]]
+    by_label = dict(zip(missing_labels, premise, strict=False))
+    out = []
+    for i, text in enumerate(texts, 1):
+        named = [r.label for r in find_section_refs(text)]
+        bad = [by_label[lb] for lb in named if lb in by_label]
+        out.append(QuestionPart(index=i, text=text, answered=False, premise_error="; ".join(bad) or None))
+    for j, text in enumerate(injected, len(out) + 1):
+        out.append(QuestionPart(index=j, text=text, answered=False, injection=True))
+    return out
+
+
+def _part_has_content(part: QuestionPart) -> bool:
+    from labourcrew.retrieval.exact import find_section_refs
+    from labourcrew.retrieval.issue_spotter import match_concepts
+
+    text = part.text
+    for ref in find_section_refs(text):
+        text = text.replace(ref.surface, " ")
+    return bool(match_concepts(text))
 
 
 def _evidence(check: ClaimCheck, pack: EvidencePack) -> list[CitedEvidence]:
@@ -248,6 +341,8 @@ def decide(
     context_of: Callable[[str], str],
     premise_errors: Sequence[str] = (),
     weights: TrustWeights = DEFAULT_WEIGHTS,
+    parts: Sequence[QuestionPart] = (),
+    qualifiers_of: Callable[[str], Sequence[str]] | None = None,
 ) -> GateResult:
     """Gate every claim and set the release status (paper §3.6).
 
@@ -261,13 +356,26 @@ def decide(
         primary: the question's primary issue.
         context_of: node id -> section text, for the coverage check.
         premise_errors: problems with the question (e.g. a named section that does not exist);
-            when any, nothing is released.
+            they block only the parts that rest on them: nothing is released when no part of the
+            question is free of a false premise, otherwise the other parts are answered and the
+            status is at best DEGRADED, naming the premise.
         weights: trust-score weights.
+        parts: the question's parts (:func:`question_parts`); each is reported answered or not.
+        qualifiers_of: node id -> provisos/explanations of that unit that bear on the question
+            (not ruled out by the facts). A released rule with one that is not released makes
+            the answer incomplete: DEGRADED, never TGLO.
 
     Returns:
         The :class:`GateResult`.
     """
     tau = calibration.tau
+    # A record for another system (gate.system) never gives TGLO: by default it fails closed (τ = ∞);
+    # opted in, the categorical gate decides and the answer is marked uncalibrated (DEGRADED at best).
+    uncalibrated = mode == "calibrated" and calibration.fallback == "categorical"
+    if uncalibrated:
+        mode = "categorical"
+    free = [p for p in parts if p.premise_error is None and not p.injection and _part_has_content(p)]
+    premise_blocks = bool(premise_errors) and not free
     gated: list[GatedClaim] = []
     for claim in claims:
         check = check_claim(claim, pack)
@@ -275,8 +383,8 @@ def decide(
         score, components = score_claim(claim, pack, verdict=finding, check=check, weights=weights)
         verdict = finding.verdict if finding else None
         reason: str | None = None
-        if premise_errors:
-            reason = "premise: " + "; ".join(premise_errors)
+        if premise_blocks:
+            reason = "প্রশ্নের ভিত্তি ভুল (premise): " + "; ".join(premise_errors)
         elif not check.all_ok:
             bad = [f"{r.node_id}: {r.code}" for r in check.results if not r.ok]
             reason = "citation not verified (" + ", ".join(bad) + ")"
@@ -308,17 +416,17 @@ def decide(
     accepted_claims = [c for c in claims if c.claim_id in set(accepted_ids)]
     cov = coverage(primary, accepted_claims, context_of)
     failed = sorted(r for r, s in role_status.items() if s.status == "failed")
-    status, why = release_status([g for g in gated if g.accepted], failed, cov.covered)
+    released = [g for g in gated if g.accepted]
+    status, why = release_status(released, failed, cov.covered)
+    if uncalibrated and status != ReleaseStatus.UNDECIDED:
+        status = ReleaseStatus.DEGRADED
+        why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {calibration.note}; " + why
+    status, why, gated_parts, withheld_q = _qualify_status(
+        status, why, released, accepted_claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
+    )
     if status == ReleaseStatus.UNDECIDED:
-        if premise_errors:
-            why = "premise: " + "; ".join(premise_errors)
-        elif not claims and failed:
-            why = f"no claim was made: role(s) failed: {', '.join(failed)} (see role_status)"
-        elif not claims:
-            why = "no claim was made: no evidence on the pack is relevant enough"
-        elif mode == "calibrated" and math.isinf(tau):
-            why = "the Trust Gate fails closed (τ = ∞)" + (f": {calibration.note}" if calibration.note else "")
-    note = None
+        why = _undecided_reason(premise_blocks, premise_errors, claims, failed, mode, tau, calibration)
+    note = calibration.note if uncalibrated else None
     if mode == "calibrated" and math.isinf(tau):
         note = calibration.note or "τ = ∞: no threshold qualified at this α"
     logger.info("trust gate: %s (%d/%d released, mode=%s, tau=%s)", status.value, len(accepted_ids), len(gated), mode, _fmt(tau))
@@ -335,7 +443,108 @@ def decide(
         coverage=cov,
         failed_roles=failed,
         premise_errors=list(premise_errors),
+        status_reason_en=english_part(why),
+        parts=gated_parts,
+        withheld_qualifiers=withheld_q,
     )
+
+
+def _qualify_status(
+    status: ReleaseStatus,
+    why: str,
+    released: Sequence[GatedClaim],
+    accepted_claims: Sequence[Claim],
+    parts: Sequence[QuestionPart],
+    premise_errors: Sequence[str],
+    qualifiers_of: Callable[[str], Sequence[str]] | None,
+    context_of: Callable[[str], str],
+    covered: bool,
+) -> tuple[ReleaseStatus, str, list[QuestionPart], list[str]]:
+    """Parts answered, withheld qualifiers, premise: each can only lower TGLO to DEGRADED."""
+    from labourcrew.statute.ids import citation_label_bn
+    from labourcrew.statute.normalize import to_bangla_digits
+
+    gated_parts = _answer_parts(parts, accepted_claims, context_of, covered)
+    cited_ok = {e.node_id for g in released for e in g.evidence}
+    withheld_q: list[str] = []
+    if qualifiers_of is not None:
+        for nid in dict.fromkeys(e.node_id for g in released for e in g.evidence):
+            for q in qualifiers_of(nid):
+                if q not in cited_ok and q not in withheld_q:
+                    withheld_q.append(q)
+    if status == ReleaseStatus.UNDECIDED:
+        return status, why, gated_parts, withheld_q
+    extra: list[tuple[str, str]] = []
+    if withheld_q:
+        names = ", ".join(citation_label_bn(q.split(":", 1)[-1]) for q in withheld_q)
+        extra.append((f"উত্তরটি অসম্পূর্ণ: নিয়মটির শর্ত/ব্যতিক্রম ({names}) যাচাই করা যায়নি",
+                      f"the answer is incomplete: a condition/exception of the rule ({', '.join(withheld_q)}) was not verified"))
+    if premise_errors:
+        extra.append(("প্রশ্নের একটি অংশের ভিত্তি ভুল: " + "; ".join(p.split(" — ")[0] for p in premise_errors),
+                      "part of the question rests on a false premise"))
+    open_parts = [p for p in gated_parts if not p.injection and p.premise_error is None and not p.answered]
+    if len(gated_parts) > 1 and open_parts and any(p.answered for p in gated_parts):
+        idx = ", ".join(to_bangla_digits(str(p.index)) for p in open_parts)
+        extra.append((f"প্রশ্নের অংশ {idx}-এর উত্তর যাচাই করা যায়নি",
+                      f"part(s) {', '.join(str(p.index) for p in open_parts)} could not be answered"))
+    if not extra:
+        return status, why, gated_parts, withheld_q
+    bn = "; ".join(e[0] for e in extra)
+    en = "; ".join(e[1] for e in extra)
+    if status == ReleaseStatus.TGLO:
+        return ReleaseStatus.DEGRADED, bilingual(bn, en), gated_parts, withheld_q
+    return status, bilingual(why.split(" — ")[0] + "; " + bn, (english_part(why) or why) + "; " + en), gated_parts, withheld_q
+
+
+def _undecided_reason(
+    premise_blocks: bool,
+    premise_errors: Sequence[str],
+    claims: Sequence[Claim],
+    failed: Sequence[str],
+    mode: str,
+    tau: float,
+    calibration: CalibrationRecord,
+) -> str:
+    """Why nothing was released: no answer could be VERIFIED, and why -- never "the law is silent"."""
+    if premise_blocks:
+        return bilingual("কোনো উত্তর যাচাই করা যায়নি, কারণ প্রশ্নের ভিত্তি ভুল: "
+                         + "; ".join(p.split(" — ")[0] for p in premise_errors),
+                         "no answer could be verified: the question rests on a false premise: "
+                         + "; ".join(english_part(p) or p for p in premise_errors))
+    if not claims and failed:
+        return bilingual(f"কোনো উত্তর যাচাই করা যায়নি: বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে ({', '.join(failed)}); আবার চেষ্টা করুন",
+                         f"no answer could be verified: role(s) failed: {', '.join(failed)} (see role_status)")
+    if not claims:
+        return bilingual(*NOT_VERIFIED_NO_CLAIM)
+    if mode == "calibrated" and math.isinf(tau):
+        return bilingual("কোনো উত্তর যাচাই করা যায়নি: নির্ভরযোগ্যতা-যাচাই (Trust Gate) এখনো ক্যালিব্রেট করা হয়নি বা "
+                         "এই ব্যবস্থার জন্য নয় (τ = ∞), তাই কিছুই প্রকাশ করা হয় না",
+                         "no answer could be verified: the Trust Gate fails closed (τ = ∞)"
+                         + (f": {calibration.note}" if calibration.note else ""))
+    if mode == "categorical":
+        return bilingual("কোনো উত্তর যাচাই করা যায়নি: কোনো উদ্ধৃতি নিরীক্ষকের সমর্থন পায়নি",
+                         "no answer could be verified: no quote was SUPPORTed by the auditor")
+    return bilingual(*NOT_VERIFIED_THRESHOLD)
+
+
+def _answer_parts(
+    parts: Sequence[QuestionPart], accepted: Sequence[Claim], context_of: Callable[[str], str], covered: bool
+) -> list[QuestionPart]:
+    from labourcrew.retrieval.issue_spotter import spot_issues
+
+    out = []
+    for p in parts:
+        if p.injection or p.premise_error is not None or not accepted:
+            out.append(p)
+            continue
+        if len(parts) == 1 or sum(1 for x in parts if not x.injection) == 1:
+            ids = [c.claim_id for c in accepted]
+            out.append(p.model_copy(update={"answered": covered, "claim_ids": ids if covered else []}))
+            continue
+        primary = primary_issue(spot_issues(p.text), [], p.text)
+        ids = [c.claim_id for c in accepted if coverage(primary, [c], context_of).covered]
+        out.append(p.model_copy(update={"answered": bool(ids), "claim_ids": ids}))
+    return out
 
 
 def undecided_result(reason: str, calibration: CalibrationRecord, mode: GateMode) -> GateResult:
@@ -343,6 +552,7 @@ def undecided_result(reason: str, calibration: CalibrationRecord, mode: GateMode
     return GateResult(
         status=ReleaseStatus.UNDECIDED,
         status_reason=reason,
+        status_reason_en=english_part(reason),
         mode=mode,
         tau=calibration.tau,
         alpha=calibration.alpha,

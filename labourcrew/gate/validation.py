@@ -1,4 +1,4 @@
-r"""Empirical check of the Trust Gate guarantee over random calibration/test splits (issue 6, paper B.5).
+r"""Empirical check of the Trust Gate guarantee over random calibration/test splits (paper B.5).
 
 For each of ``splits`` seeded random partitions of the labelled *questions* (CRC's unit) into a
 calibration part (``calibration_fraction``) and a test part:
@@ -39,7 +39,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from labourcrew.errors import InputError
 from labourcrew.gate.crc import calibrate
 
-__all__ = ["GateClaim", "SplitResult", "ValidationReport", "validate", "questions_from_set", "write_validation"]
+__all__ = ["GateClaim", "SplitResult", "ValidationReport", "validate", "questions_from_set", "write_validation",
+           "validate_selective", "categories_from_set", "MONDRIAN_MIN_FACTOR"]
+
+MONDRIAN_MIN_FACTOR = 2
+"""A category gets its own (Mondrian) τ only with >= this many times LTT's n_min questions."""
 
 logger = logging.getLogger(__name__)
 
@@ -209,17 +213,150 @@ def validate(
     )
 
 
-def questions_from_set(rows: Sequence[Any]) -> list[list[GateClaim]]:
+def questions_from_set(rows: Sequence[Any], labels: Sequence[Any] | None = None) -> list[list[GateClaim]]:
     """Group calibration-set rows (:class:`~labourcrew.gate.recalibration.CalibrationSetRow`) by run.
 
-    'unsure' rows are left out; question order is the first appearance of each run.
+    Labels come from ``labels`` (label-store :class:`~labourcrew.gate.labels.Label` objects) by
+    content key under :func:`~labourcrew.gate.labels.resolve_labels`; without ``labels``, from each
+    row's own label and annotator through the same policy. Unlabelled and 'unsure' claims are left
+    out; question order is the first appearance of each run.
     """
-    by_run: dict[str, list[GateClaim]] = {}
+    return [q for q, _ in _grouped(rows, labels)]
+
+
+def _grouped(rows: Sequence[Any], labels: Sequence[Any] | None) -> list[tuple[list[GateClaim], str]]:
+    from labourcrew.gate.labels import Label, resolve_labels
+
+    if labels is None:
+        labels = [Label(claim_id=r.content_key, annotator=r.annotator or "set", label=r.label, created="")
+                  for r in rows if r.label]
+    decided = resolve_labels(labels)
+    by_run: dict[str, tuple[list[GateClaim], str]] = {}
     for r in rows:
-        if r.label == "unsure":
+        res = decided.get(r.content_key)
+        if res is None or res.faithful is None:
             continue
-        by_run.setdefault(r.run_id, []).append((float(r.trust_score), r.label == "faithful", r.categorical_release))
-    return [q for q in by_run.values() if q]
+        by_run.setdefault(r.run_id, ([], r.category or "uncategorised"))[0].append(
+            (float(r.trust_score), res.faithful, r.categorical_release))
+    return [v for v in by_run.values() if v[0]]
+
+
+def _selective(test: Sequence[Sequence[GateClaim]], released: Sequence[Sequence[bool]]) -> tuple[int, int, float]:
+    """(releasing questions, of them wrong ones, CRC mean loss) on a test part."""
+    n_rel = n_bad = 0
+    losses = []
+    for q, rel in zip(test, released, strict=True):
+        k = sum(rel)
+        bad = sum(1 for (_, y, _), r in zip(q, rel, strict=True) if r and not y)
+        losses.append(bad / k if k else 0.0)
+        n_rel += k > 0
+        n_bad += bad > 0
+    return n_rel, n_bad, float(np.mean(losses)) if losses else math.nan
+
+
+def _summary(rows: list[tuple[float, int, int, int, float]], alpha: float) -> dict[str, Any]:
+    """Over splits of (τ, n_test, n_rel, n_bad, crc_loss): the selective-risk summary of one gate."""
+    sel = [b / r for _, _, r, b, _ in rows if r]
+    exceed = [(b / r) > alpha if r else False for _, _, r, b, _ in rows]
+    taus = np.array([t for t, *_ in rows])
+    return {
+        "mean_selective_risk": float(np.mean(sel)) if sel else math.nan,
+        "sd_selective_risk": float(np.std(sel, ddof=1)) if len(sel) > 1 else math.nan,
+        "share_splits_selective_risk_above_alpha": float(np.mean(exceed)) if exceed else math.nan,
+        "splits_releasing": len(sel),
+        "mean_release_rate": float(np.mean([r / n for _, n, r, _, _ in rows if n])) if rows else math.nan,
+        "mean_crc_loss": float(np.mean([c for *_, c in rows])) if rows else math.nan,
+        "fail_closed_splits": int(np.isinf(taus).sum()),
+        "tau_median": float(np.quantile(taus, 0.5, method="lower")) if taus.size else math.nan,
+    }
+
+
+def validate_selective(
+    questions: Sequence[Sequence[GateClaim]],
+    categories: Sequence[str],
+    *,
+    alpha: float = 0.10,
+    delta: float = 0.10,
+    splits: int = 1000,
+    calibration_fraction: float = 0.5,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """LTT vs CRC vs the categorical gate over seeded random splits, overall and per category (issue 11).
+
+    Per split: τ from :func:`~labourcrew.gate.ltt.calibrate_ltt` (at α, δ) and from
+    :func:`~labourcrew.gate.crc.calibrate` (at α) on the calibration part; on the test part, the
+    **selective risk** (releasing questions whose released claims include an unfaithful one /
+    releasing questions; undefined when none releases), the release rate and the CRC mean loss.
+    ``share_splits_selective_risk_above_alpha`` counts a split that releases nothing as *not*
+    exceeding α (it released no wrong answer); LTT promises this share <= δ up to sampling error.
+    Per category the same numbers on that category's test questions with the pooled τ; a
+    **Mondrian** (per-category) LTT τ is fitted only for categories with at least
+    ``MONDRIAN_MIN_FACTOR * n_min`` questions, otherwise the report says there are too few.
+
+    Raises:
+        InputError: as :func:`validate`, or categories of the wrong length.
+    """
+    from labourcrew.gate.ltt import calibrate_ltt, min_release
+
+    _check(questions)
+    n = len(questions)
+    if len(categories) != n:
+        raise InputError("categories must give one category per question")
+    if n < 2:
+        raise InputError(f"need at least 2 labelled questions to split, got {n}")
+    if isinstance(splits, bool) or not isinstance(splits, int) or splits < 1:
+        raise InputError(f"splits must be a positive integer, got {splits!r}")
+    n_cal = min(n - 1, max(1, round(calibration_fraction * n)))
+    rng = np.random.default_rng(seed)
+    cats = sorted(set(categories))
+    gates = ("ltt", "crc", "categorical")
+    rows: dict[str, list] = {g: [] for g in gates}
+    per_cat: dict[str, dict[str, list]] = {c: {g: [] for g in gates} for c in cats}
+    for _ in range(splits):
+        perm = rng.permutation(n)
+        cal_idx, test_idx = perm[:n_cal], perm[n_cal:]
+        cal = [[(s, y) for s, y, _ in questions[i]] for i in cal_idx]
+        taus = {"ltt": calibrate_ltt(cal, alpha, delta, labels_sha256="validation").tau,
+                "crc": calibrate(cal, alpha, labels_sha256="validation").tau}
+        for g in gates:
+            rel_all = [[(c if g == "categorical" else s >= taus[g]) for s, _, c in questions[i]] for i in test_idx]
+            test = [questions[i] for i in test_idx]
+            r, b, loss = _selective(test, rel_all)
+            rows[g].append((taus.get(g, math.nan), len(test), r, b, loss))
+            for c in cats:
+                sel = [j for j, i in enumerate(test_idx) if categories[i] == c]
+                if sel:
+                    r, b, loss = _selective([test[j] for j in sel], [rel_all[j] for j in sel])
+                    per_cat[c][g].append((taus.get(g, math.nan), len(sel), r, b, loss))
+    need = min_release(alpha, delta)
+    mondrian: dict[str, Any] = {}
+    for c in cats:
+        idx = [i for i in range(n) if categories[i] == c]
+        if len(idx) < MONDRIAN_MIN_FACTOR * need:
+            mondrian[c] = {"n_questions": len(idx), "fitted": False,
+                           "reason": f"too few labelled questions ({len(idx)} < {MONDRIAN_MIN_FACTOR} x n_min = "
+                                     f"{MONDRIAN_MIN_FACTOR * need}) for a per-category LTT τ"}
+            continue
+        rec = calibrate_ltt([[(s, y) for s, y, _ in questions[i]] for i in idx], alpha, delta,
+                            labels_sha256="mondrian")
+        mondrian[c] = {"n_questions": len(idx), "fitted": True, "tau": rec.tau, "note": rec.note,
+                       "release_rate": rec.release_rate, "selective_risk": rec.selective_risk}
+    claims = [c for q in questions for c in q]
+    return {
+        "splits": splits, "seed": seed, "alpha": alpha, "delta": delta, "calibration_fraction": calibration_fraction,
+        "risk": "selective: share of releasing questions whose released claims include >= 1 unfaithful claim",
+        "n_questions": n, "n_claims": len(claims), "n_unfaithful": sum(1 for _, y, _ in claims if not y),
+        "ltt_n_min": need,
+        "methods": {g: _summary(rows[g], alpha) for g in gates},
+        "by_category": {c: {"n_questions": sum(1 for x in categories if x == c),
+                            **{g: _summary(per_cat[c][g], alpha) for g in gates}} for c in cats},
+        "mondrian": mondrian,
+    }
+
+
+def categories_from_set(rows: Sequence[Any], labels: Sequence[Any] | None = None) -> list[str]:
+    """The category of each question of :func:`questions_from_set` (same order)."""
+    return [c for _, c in _grouped(rows, labels)]
 
 
 def _json_value(v: Any) -> Any:
@@ -239,37 +376,63 @@ def write_validation(report: ValidationReport, path: Path, **extra: Any) -> Path
     data = {k: _json_value(v) for k, v in report.model_dump().items()}
     data.update({k: _json_value(v) for k, v in extra.items()})
     data["created"] = datetime.now(UTC).isoformat(timespec="seconds")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    from labourcrew.fileio import write_json_atomic
+
+    return write_json_atomic(path, data)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m labourcrew.gate.validation [--set FILE] [--out FILE] [--splits N] [--seed S] [--alpha A]``."""
-    from labourcrew.gate.recalibration import load_calibration_set
-
+    """``python -m labourcrew.gate.validation [--set FILE] [--labels FILE] [--out FILE] [--splits N] [--seed S]``."""
     p = argparse.ArgumentParser(prog="python -m labourcrew.gate.validation", description=__doc__.splitlines()[0])
     p.add_argument("--set", default="data/calibration/calibration_set.jsonl", help="calibration_set.jsonl")
+    p.add_argument("--labels", default="data/calibration/labels.jsonl", help="label store export (or .sqlite)")
     p.add_argument("--out", default="data/calibration/validation.json", help="where to write validation.json")
     p.add_argument("--splits", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--alpha", type=float, default=0.10)
+    p.add_argument("--delta", type=float, default=0.10)
     p.add_argument("--calibration-fraction", type=float, default=0.5)
     a = p.parse_args(argv)
-    path = Path(a.set)
-    rows = load_calibration_set(path)
-    if not rows:
-        raise InputError(f"no calibration set at {path}")
-    import hashlib
-
-    report = validate(questions_from_set(rows), alpha=a.alpha, splits=a.splits,
-                      calibration_fraction=a.calibration_fraction, seed=a.seed)
-    out = write_validation(report, Path(a.out), calibration_set=str(path),
-                           calibration_set_sha256=hashlib.sha256(path.read_bytes()).hexdigest())
-    print(json.dumps({"written": str(out), **{k: _json_value(v) for k, v in report.model_dump().items()}},
+    print(json.dumps(run_validation(Path(a.set), Path(a.labels), Path(a.out), splits=a.splits, seed=a.seed,
+                                    alpha=a.alpha, delta=a.delta, calibration_fraction=a.calibration_fraction),
                      ensure_ascii=False, indent=2))
     return 0
+
+
+def run_validation(set_path: Path, labels_path: Path, out: Path, *, splits: int = 1000, seed: int = 0,
+                   alpha: float = 0.10, delta: float = 0.10, calibration_fraction: float = 0.5) -> dict[str, Any]:
+    """Validate on a claims file + label file and write ``out`` (``validation.json``); returns what was written.
+
+    Raises:
+        InputError: no claims at ``set_path``.
+    """
+    import hashlib
+
+    from labourcrew.fileio import write_json_atomic
+    from labourcrew.gate.recalibration import load_calibration_set, load_label_file
+
+    rows = load_calibration_set(set_path)
+    if not rows:
+        raise InputError(f"no calibration claims at {set_path}")
+    labels, labels_sha = load_label_file(labels_path)
+    grouped = _grouped(rows, labels)
+    qs = [q for q, _ in grouped]
+    data = validate_selective(qs, [c for _, c in grouped], alpha=alpha, delta=delta, splits=splits,
+                              calibration_fraction=calibration_fraction, seed=seed)
+    data.update({"calibration_set": str(set_path), "labels_sha256": labels_sha,
+                 "calibration_set_sha256": hashlib.sha256(Path(set_path).read_bytes()).hexdigest(),
+                 "created": datetime.now(UTC).isoformat(timespec="seconds")})
+    clean = _clean(data)
+    write_json_atomic(out, clean)
+    return clean
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return _json_value(v)
 
 
 if __name__ == "__main__":

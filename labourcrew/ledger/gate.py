@@ -35,8 +35,10 @@ from labourcrew.ledger.records import (
 )
 
 __all__ = [
-    "Tau", "LOSS_BOUND", "CalibrationRecord", "GateMode", "PrimaryIssue", "Coverage", "CitedEvidence",
+    "Tau", "LOSS_BOUND", "SystemFingerprint", "CalibrationRecord", "GateMode", "PrimaryIssue", "Coverage", "CitedEvidence",
     "GatedClaim", "GateResult", "OpinionSentence", "EnglishBlock", "OpinionCheck", "Opinion",
+    "Fact", "QuestionPart", "DirectAnswer", "Qualifier", "AmendmentChange", "ClosestProvision",
+    "ClarificationChoice", "Clarification",
 ]
 
 logger = logging.getLogger(__name__)
@@ -67,11 +69,33 @@ Tau = Annotated[
 """A Trust Gate threshold in [-inf excluded, +inf]; +inf (fail closed) round-trips through JSON as "inf"."""
 
 
+class SystemFingerprint(BaseModel):
+    """The system a τ was fitted for: what produced the claims and shaped their trust scores.
+
+    A τ holds only for the scores of the system whose labelled claims it was fitted on; the Trust
+    Gate compares this fingerprint with the running system's (``labourcrew.gate.system``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backend: str = Field(description="Model backend of the language roles ('offline' or 'openai').")
+    model: str | None = Field(default=None, description="Chat model name (None for the offline extractive engine).")
+    role_models: dict[str, str] = Field(default_factory=dict, description="Per-role model overrides.")
+    scoring_sha256: str = Field(
+        description="sha256 of the settings that shape trust scores (trust, offline, relevance, retrieval)."
+    )
+    relevance_model_sha256: str | None = Field(
+        default=None, description="sha256 of the relevance model artefact's bytes (None: no artefact)."
+    )
+
+
 class CalibrationRecord(BaseModel):
     """A persisted Trust Gate calibration (``τ`` and what it was computed from).
 
     ``tau`` may be ``inf`` (fail closed); it is written to JSON as the string ``"inf"`` and read
-    back from ``"inf"``, ``"Infinity"`` or ``null``.
+    back from ``"inf"``, ``"Infinity"`` or ``null``. ``method`` says which guarantee ``tau``
+    carries: ``"ltt"`` (Learn-then-Test: selective risk <= α with probability >= 1 - δ) or
+    ``"crc"`` (conformal risk control: mean per-question loss <= α in expectation).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -87,10 +111,34 @@ class CalibrationRecord(BaseModel):
     )
     labels_sha256: str = Field(description="sha256 of the labels the calibration used.")
     created: str = Field(description="Creation time, ISO 8601 UTC.")
-    method: Literal["crc"] = Field(default="crc", description="Calibration method.")
+    method: Literal["crc", "ltt"] = Field(default="crc", description="Calibration method.")
     grid_size: int = Field(ge=0, description="Number of candidate thresholds scanned.")
     loss_bound: float = Field(default=LOSS_BOUND, gt=0.0, description="B, the upper bound of the loss.")
     note: str | None = Field(default=None, description="Why the gate fails closed, if it does.")
+    delta: float | None = Field(
+        default=None, gt=0.0, lt=1.0, description="LTT: the guarantee holds with probability >= 1 - delta."
+    )
+    n_releasing: int | None = Field(
+        default=None, ge=0, description="Calibration questions releasing at least one claim at tau."
+    )
+    release_rate: float | None = Field(default=None, ge=0.0, le=1.0, description="n_releasing / n.")
+    selective_risk: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Share of releasing calibration questions whose released claims include >= 1 unfaithful one.",
+    )
+    p_value: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="LTT: Hoeffding-Bentkus p-value of 'selective risk > α' at tau (at the first failing "
+                    "threshold when the gate fails closed).",
+    )
+    system: SystemFingerprint | None = Field(
+        default=None, description="The system the labelled claims came from (None: not recorded)."
+    )
+    fallback: Literal["none", "categorical"] = Field(
+        default="none",
+        description="Only on a record synthesised for a run whose system differs from the stored one: "
+                    "'categorical' lets the categorical gate run, uncalibrated (DEGRADED at best).",
+    )
 
     @property
     def fail_closed(self) -> bool:
@@ -201,6 +249,15 @@ class GateResult(LedgerRecord):
     coverage: Coverage = Field(description="Coverage of the primary issue by the released claims.")
     failed_roles: list[str] = Field(description="Roles that failed irrecoverably.")
     premise_errors: list[str] = Field(description="Problems with the question's premise (missing sections).")
+    status_reason_en: str = Field(default="", description="The status reason in English (status_reason is Bangla first).")
+    parts: list[QuestionPart] = Field(
+        default_factory=list, description="Each part of a multi-part question and whether it was answered."
+    )
+    withheld_qualifiers: list[str] = Field(
+        default_factory=list,
+        description="Node ids of provisos/explanations that qualify a released rule, bear on the question, "
+        "and were not released (the answer is then incomplete: DEGRADED, never TGLO).",
+    )
 
     @property
     def fail_closed(self) -> bool:
@@ -210,6 +267,89 @@ class GateResult(LedgerRecord):
     def accepted(self) -> list[GatedClaim]:
         """The released claims."""
         return [c for c in self.claims if c.accepted]
+
+
+class Fact(LedgerRecord):
+    """A fact the user supplied in answer to a clarifying question (``ask --fact key=value``)."""
+
+    key: str = Field(description="Fact key, e.g. 'years_of_service', 'establishment'.")
+    value: str = Field(description="The value given, e.g. '4' or 'tea_garden'.")
+    label_bn: str = Field(default="", description="How the opinion states the assumed fact, in Bangla.")
+
+
+class QuestionPart(LedgerRecord):
+    """One part of a (multi-part) question and what the gate released for it."""
+
+    index: int = Field(ge=1, description="1-based position in the question.")
+    text: str = Field(description="The part as the Issue Spotter split it.")
+    answered: bool = Field(description="True when a released claim's sections cover this part.")
+    claim_ids: list[str] = Field(default_factory=list, description="Released claims that cover it.")
+    premise_error: str | None = Field(default=None, description="The false premise this part rests on, if any.")
+    injection: bool = Field(default=False, description="True for instruction-like text that is not a question (ignored).")
+
+
+class DirectAnswer(LedgerRecord):
+    """The one-line answer: the answering words of a verified quote, in a fixed frame (no own words)."""
+
+    text_bn: str = Field(description="The line as printed: fixed frame + «phrase» + citation.")
+    phrase: str = Field(description="The answering phrase, a verbatim substring of the quote.")
+    quote: str = Field(description="The verified quote (span) the phrase was taken from.")
+    node_id: str = Field(description="Unit the quote cites.")
+    citation: str = Field(description="Bangla citation, e.g. 'ধারা ১১৫'.")
+    claim_id: str | None = Field(default=None, description="Released claim it comes from (None: a qualifier picked by a fact).")
+    verified: bool = Field(default=True, description="False when the phrase is from an unreleased qualifier chosen by a fact.")
+
+
+class Qualifier(LedgerRecord):
+    """A proviso / explanation / condition attached to a released rule."""
+
+    node_id: str = Field(description="The qualifying unit.")
+    citation: str = Field(description="Its Bangla citation, e.g. 'ধারা ১১৫-এর শর্তাংশ'.")
+    kind: Literal["proviso", "explanation", "condition"] = Field(description="What kind of qualifier it is.")
+    qualifies: str = Field(description="Node id of the released rule it qualifies.")
+    text: str = Field(description="Its verbatim text (display-normalised).")
+    released: bool = Field(description="True when a released claim quotes it (verified).")
+    bears: bool = Field(description="True when it bears on the question (not ruled out by the facts given).")
+
+
+class AmendmentChange(LedgerRecord):
+    """What a cited section said in 2018 and says in 2025 (from the StatuteGraph's version diff)."""
+
+    section: str = Field(description="ASCII section label.")
+    node_id: str = Field(description="The cited 2025 unit.")
+    status: Literal["amended", "inserted", "omitted"] = Field(description="Kind of change of the section.")
+    before: str = Field(default="", description="The 2018 words (empty for an inserted unit).")
+    after: str = Field(default="", description="The 2025 words.")
+    text_bn: str = Field(description="One or two Bangla lines for the reader.")
+    text_en: str = Field(default="", description="The same in English.")
+
+
+class ClosestProvision(LedgerRecord):
+    """A provision found on the pack, shown when nothing could be verified -- not an answer."""
+
+    node_id: str = Field(description="Unit id.")
+    citation: str = Field(description="Bangla citation.")
+    text: str = Field(description="Its verbatim text (display-normalised), possibly shortened with '…'.")
+    claim_id: str | None = Field(default=None, description="The withheld claim that quoted it, if any.")
+    why_withheld: str | None = Field(default=None, description="Why that claim was withheld (Bangla first).")
+
+
+class ClarificationChoice(LedgerRecord):
+    """One answer button of a clarifying question."""
+
+    value: str = Field(description="Fact value sent back with --fact key=value.")
+    label_bn: str = Field(description="Button label in Bangla, drawn from the provision's wording.")
+    node_id: str | None = Field(default=None, description="The provision the choice comes from.")
+
+
+class Clarification(LedgerRecord):
+    """A short clarifying question about a fact that decides which released rule applies."""
+
+    key: str = Field(description="Fact key the answer sets.")
+    question_bn: str = Field(description="The question, in Bangla.")
+    question_en: str = Field(description="The question, in English.")
+    choices: list[ClarificationChoice] = Field(description="The answers offered (from the retrieved provisions).")
+    source: str = Field(description="Node id of the provision whose condition the question decides.")
 
 
 class OpinionSentence(LedgerRecord):
@@ -246,6 +386,22 @@ class Opinion(LedgerRecord):
     opinion_en: str | None = Field(default=None, description="English rendering (None unless requested).")
     english: list[EnglishBlock] = Field(default_factory=list, description="English blocks per released claim.")
     check: OpinionCheck = Field(description="The post-composition check.")
+    status_line_bn: str = Field(default="", description="The status line (Bangla), as in the framing sentence.")
+    direct_answer: DirectAnswer | None = Field(default=None, description="The one-line answer, when a quote has one.")
+    qualifiers: list[Qualifier] = Field(default_factory=list, description="Provisos/explanations/conditions of the released rules.")
+    incomplete: bool = Field(default=False, description="True when a qualifier bearing on the question was withheld.")
+    amendments: list[AmendmentChange] = Field(default_factory=list, description="২০২৫ সালে সংশোধিত: changes of cited sections.")
+    closest: list[ClosestProvision] = Field(
+        default_factory=list, description="Closest provisions found, NOT verified to answer (shown when nothing was released)."
+    )
+    parts: list[QuestionPart] = Field(default_factory=list, description="Parts of the question and which were answered.")
+    premise_notes: list[str] = Field(default_factory=list, description="False premises named and corrected (Bangla first).")
+    facts: list[Fact] = Field(default_factory=list, description="Facts the answer assumed (given by the user).")
+    clarifications: list[Clarification] = Field(default_factory=list, description="Questions back for deciding facts (at most two).")
+    hints: list[str] = Field(default_factory=list, description="Hints to the user (Bangla first), e.g. write in Bangla script.")
+    guarantee_bn: str | None = Field(default=None, description="What the release guarantees (gate.guarantee_text), Bangla.")
+    guarantee_en: str | None = Field(default=None, description="The same in English.")
 
 
 GateMode = Literal["calibrated", "categorical"]
+GateResult.model_rebuild()

@@ -168,6 +168,10 @@ class EvidenceItem(LedgerRecord):
     via: str | None = Field(
         default=None, description="Node id the Link Hopper came from (None when hop_depth is 0)."
     )
+    relevance: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Learned P(the unit governs the answer) (None when no relevance model ran).",
+    )
 
     @model_validator(mode="after")
     def _hop_consistent(self) -> Self:
@@ -380,6 +384,10 @@ class TrustComponents(LedgerRecord):
         ge=0.0, le=1.0, description="Mean retrieval provenance of the cited evidence."
     )
     confidence: float = Field(ge=0.0, le=1.0, description="The claim's self-reported confidence.")
+    relevance: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Learned P(the cited unit governs the answer), best over the citations (None: no model).",
+    )
 
 
 class RoleStatus(LedgerRecord):

@@ -55,6 +55,14 @@ class IssueSpotting(BaseModel):
         default_factory=list, description="Parts of a comparative/multi-hop question (empty otherwise)."
     )
     cues: list[str] = Field(default_factory=list, description="Cue words that fired, for inspection.")
+    parts: list[str] = Field(
+        default_factory=list,
+        description="Parts of a multi-part question (each asks something on its own); empty for a one-part question.",
+    )
+    injection: list[str] = Field(
+        default_factory=list,
+        description="Instruction-like text (prompt injection) found in the question; ignored for answering.",
+    )
 
 
 class RetrievalPlan(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.ledger.audit import ClaimConflict
-from labourcrew.ledger.gate import Coverage, GatedClaim, Opinion, Tau
+from labourcrew.ledger.gate import Clarification, Coverage, Fact, GatedClaim, Opinion, Tau
 from labourcrew.ledger.records import (
     EvidencePack,
     HopTraceEntry,
@@ -114,6 +114,10 @@ class AskResult(BaseModel):
     settings_hash: str = Field(description="Settings.hash() of the run.")
     prompt_hashes: dict[str, str] = Field(description="Role -> prompt sha256 (LLM backends).")
     error: str | None = Field(default=None, description="Set only when the board itself stopped.")
+    facts: list[Fact] = Field(default_factory=list, description="Facts the user supplied (ask --fact); the answer assumed them.")
+    clarifications: list[Clarification] = Field(
+        default_factory=list, description="Clarifying questions for facts that decide the answer (at most two)."
+    )
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Stable JSON (sorted keys, non-ASCII kept): byte-identical for equal results."""

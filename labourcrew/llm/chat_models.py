@@ -22,14 +22,13 @@ runs every error message through it.
 from __future__ import annotations
 
 import logging
-import os
 import re
 from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
 from labourcrew.errors import ConfigError
-from labourcrew.settings import LLMSettings
+from labourcrew.settings import LLMSettings, environ
 
 if TYPE_CHECKING:  # langchain-openai is imported inside the factory so the app starts fast
     from langchain_openai import ChatOpenAI
@@ -51,7 +50,7 @@ def resolve_api_key(llm: LLMSettings) -> SecretStr:
     """
     if llm.api_key is not None and llm.api_key.get_secret_value().strip():
         return llm.api_key
-    env = os.environ.get("OPENAI_API_KEY", "").strip()
+    env = environ("OPENAI_API_KEY")
     if env:
         return SecretStr(env)
     if llm.base_url is not None:

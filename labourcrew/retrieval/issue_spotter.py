@@ -10,7 +10,12 @@ From a question in Bangla, English, romanised Bangla or a noisy mix it finds
 * the **legal concepts** mentioned (:data:`CONCEPTS`, a readable keyword table; each concept also
   carries the Act's own Bangla wording, which the planner adds to lexical queries so an English or
   romanised question still matches the Bangla text);
-* **sub-questions** for comparative and multi-hop questions (split on এবং / আর / and / ?).
+* **sub-questions** for comparative and multi-hop questions (split on এবং / আর / and / ?), and the
+  **parts** of any question that asks two things (two questions ending in ``?``), each of which the
+  Trust Gate answers or withholds on its own;
+* **instruction-like text** (prompt injection: "ignore previous instructions", "### SYSTEM", "you
+  are now ...") -- kept aside in ``injection`` and left out of the parts, the concepts and the
+  sub-questions, so it can neither steer nor block the legitimate question.
 
 Deterministic and fast (about a millisecond); an LLM spotter may replace it later behind the same
 :class:`IssueSpotting` record. Measured on data/eval/dev_v1.jsonl: the question type matches the
@@ -38,6 +43,9 @@ __all__ = [
     "detect_language",
     "detect_register",
     "match_concepts",
+    "INJECTION_CUES",
+    "split_injection",
+    "question_parts",
 ]
 
 
@@ -72,7 +80,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("wage_deduction", "কর্তন|কেটে|কাটা|deduct|kete", "মজুরী হইতে কর্তন"),
     _c("wage_payment_time", "পরিশোধের সময়|কবে দিতে|কত তারিখ|কত দিনের মধ্যে|কর্মদিবসের মধ্যে|time of payment|when.*paid", "মজুরী পরিশোধের সময় মজুরীকাল"),
     _c("leave", "ছুটি|ছুটির|leave|holiday|chuti|chhuti", "ছুটি", generic=True),
-    _c("casual_leave", "নৈমিত্তিক|casual leave|noimittik", "নৈমিত্তিক ছুটি"),
+    _c("casual_leave", "নৈমিত্তিক|ক্যাজুয়াল ছুটি|ক্যাজুয়েল ছুটি|casual leave|noimittik", "নৈমিত্তিক ছুটি"),
     _c("sick_leave", "পীড়া|অসুস্থ|অসুখ|sick|illness|osustho|osukh", "পীড়া-ছুটি অসুস্থতা"),
     _c("annual_leave", "বাৎসরিক ছুটি|বার্ষিক ছুটি|অর্জিত ছুটি|annual leave|earned leave|barshik", "মজুরীসহ বাৎসরিক ছুটি"),
     _c("festival_leave", "উৎসব|ঈদ|পূজা|festival|eid|utsob", "উৎসব ছুটি"),
@@ -232,7 +240,8 @@ def detect_language(question: str) -> Language:
 
 def detect_register(question: str, language: Language) -> Register:
     """``noisy`` (romanised, mixed script, repeated characters, no vowel signs ...), ``colloquial``
-    (first person, spoken verb forms) or ``formal``."""
+    (first person, spoken verb forms) or ``formal``.
+    """
     text = _fold(question)
     words = _WORD.findall(text)
     if language in ("bn-latn", "mixed") or _REPEAT.search(question):
@@ -283,6 +292,55 @@ def _sub_questions(question: str) -> list[str]:
     return parts if len(parts) >= 2 else []
 
 
+# Instruction-like sentences (prompt injection). Matched case-insensitively on one sentence.
+INJECTION_CUES: tuple[str, ...] = (
+    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions?|prompts?|rules?)",
+    r"disregard (?:all |the )?(?:previous|prior|above) ",
+    r"(?:previous|prior) instructions? (?:are )?(?:cancel+ed|void|revoked)",
+    r"#+\s*system\b", r"^\s*system\s*:", r"\byou are now\b", r"\bact as (?:an? )?(?:hr|lawyer|employer|owner)",
+    r"\btumi ekhon\b", r"\bapni ekhon\b", r"\btell the worker\b", r"\bpretend (?:to be|you)",
+    r"আগের (?:সব )?নির্দেশ(?:না)? (?:উপেক্ষা|বাতিল|ভুলে)", r"তুমি এখন (?:থেকে )?(?:মালিকের|এইচআর|একজন)",
+)
+_INJECTION = re.compile("|".join(INJECTION_CUES), re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[?？।!\n])\s+|(?<=[a-z'\"”)])\.\s+(?=[A-Za-z#])|(?<=\S)\s*(?=###)")
+_ASKS = re.compile(
+    unicodedata.normalize("NFC", r"[?？]|কত|কয়|কী|কি\b|কোন|কবে|কখন|কিভাবে|কীভাবে|কেন|নাকি|\b(?:ki|koto|kobe|kivabe|"
+                      r"what|how|when|which|can|is|does|do)\b"),
+    re.IGNORECASE,
+)
+
+
+_RESTATE = re.compile(unicodedata.normalize("NFC", r"^(?:মানে|অর্থাৎ|i mean|mane|that is)(?=[\s,])"), re.IGNORECASE)
+
+
+def split_injection(question: str) -> tuple[str, list[str]]:
+    """``(question without instruction-like sentences, those sentences)`` (module docstring)."""
+    sentences = [x.strip() for x in _SENTENCE.split(question) if x and x.strip()]
+    bad = [x for x in sentences if _INJECTION.search(x)]
+    if not bad:
+        return question, []
+    clean = " ".join(x for x in sentences if x not in bad).strip()
+    return clean, bad
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks two or more things, each ending in ``?``.
+
+    A part must contain a word and ask something (a question word or mark); a question asking one
+    thing gives ``[]``. Example: ``"ধারা ৪০০ কী বলে? নৈমিত্তিক ছুটি কত দিন?"`` -> both halves.
+    """
+    pieces = [p.strip(" ,-—") for p in re.split(r"(?<=[?？])\s*", question) if p.strip(" ,-—")]
+    pieces = [p for p in pieces if len(_WORD.findall(p)) >= 2 and _ASKS.search(p)]
+    merged: list[str] = []
+    for p in pieces:  # "মানে ..." / "I mean ..." restates the previous part
+        if merged and _RESTATE.match(p):
+            merged[-1] = f"{merged[-1]} {p}"
+        else:
+            merged.append(p)
+    pieces = merged
+    return pieces if len(pieces) >= 2 else []
+
+
 def spot_issues(question: str) -> IssueSpotting:
     """Run the rule-based Issue Spotter on one question.
 
@@ -294,12 +352,20 @@ def spot_issues(question: str) -> IssueSpotting:
         An :class:`IssueSpotting` record.
     """
     q = " ".join(unicodedata.normalize("NFC", question or "").split())
-    text = _fold(q)
-    refs = [r.label for r in find_section_refs(q)]
-    concepts = match_concepts(q)
+    clean, injected = split_injection(q)
+    body = clean or q
+    text = _fold(body)
+    refs = [r.label for r in find_section_refs(body)]
+    concepts = match_concepts(body)
     qtype, cues = _question_type(text, refs, concepts)
     language = detect_language(q)
-    subs = _sub_questions(q) if qtype in (QuestionType.COMPARATIVE, QuestionType.MULTI_HOP) else []
+    subs = _sub_questions(body) if qtype in (QuestionType.COMPARATIVE, QuestionType.MULTI_HOP) else []
+    parts = question_parts(body)
+    if injected and clean:
+        # Retrieval also runs on the question without the instructions.
+        subs = list(dict.fromkeys([clean, *subs]))
+    if parts:
+        subs = list(dict.fromkeys([*subs, *parts]))
     return IssueSpotting(
         question=q,
         question_type=qtype,
@@ -310,4 +376,6 @@ def spot_issues(question: str) -> IssueSpotting:
         concept_terms=list(dict.fromkeys(c.act_terms for c in concepts)),
         sub_questions=subs,
         cues=cues,
+        parts=parts,
+        injection=injected,
     )

@@ -30,7 +30,9 @@ from __future__ import annotations
 import logging
 import time
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,14 +60,17 @@ from labourcrew.retrieval.statute_retriever import (
 )
 from labourcrew.settings import Settings, load_settings
 from labourcrew.statute.model import DEFAULT_VERSION, Level
+from labourcrew.statute.normalize import to_bangla_digits
 
 LEXICAL_CHANNELS = ("lexical", "exact")
 
 __all__ = [
     "LEXICAL_CHANNELS",
+    "Reranker",
     "direct_items",
     "assemble_pack",
     "MAX_QUESTION_CHARS",
+    "ENCODER_CHARS",
     "PROVENANCE_FLOOR",
     "AGREEMENT_BONUS",
     "RetrievalResult",
@@ -78,6 +83,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
+"""Longest question accepted (the CLI and the Ask page use this same limit)."""
+ENCODER_CHARS = 1500
+"""About what the dense encoder reads (512 tokens); a longer question gets a hint that it was cut."""
 # Provenance of a direct hit (feeds the trust score): relative fused score, floored so a low-ranked
 # but retrieved unit is never treated as unsupported, with a bonus when channels agree.
 PROVENANCE_FLOOR = 0.2
@@ -102,6 +110,17 @@ def direct_provenance(score: float, top_score: float, n_channels: int) -> float:
     rel = max(PROVENANCE_FLOOR, min(1.0, score / top_score))
     bonus = AGREEMENT_BONUS if n_channels >= 2 else 0.0
     return min(1.0, rel + bonus)
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores a question's candidates (the learned relevance model, :mod:`labourcrew.relevance`)."""
+
+    name: str
+
+    def rerank(self, question: str, items: Sequence[EvidenceItem], version: str) -> list[EvidenceItem]:
+        """``items`` with ``relevance`` set, best first."""
+        ...
 
 
 class RetrievalResult(BaseModel):
@@ -131,24 +150,26 @@ def validate_question(question: object) -> str:
             without any letter or digit (only emoji or punctuation).
     """
     if not isinstance(question, str):
-        raise InputError(f"the question must be text, got {type(question).__name__}")
+        raise InputError(f"প্রশ্নটি লেখা (টেক্সট) হতে হবে — the question must be text, got {type(question).__name__}")
     q = " ".join(unicodedata.normalize("NFC", question).split())
     if not q:
-        raise InputError("the question is empty", help_message="Type a question about the Labour Act.")
+        raise InputError("প্রশ্নটি খালি — the question is empty",
+                         help_message="শ্রম আইন নিয়ে একটি প্রশ্ন লিখুন — type a question about the Labour Act.")
     if len(q) > MAX_QUESTION_CHARS:
         raise InputError(
+            f"প্রশ্নটি {to_bangla_digits(f'{len(q):,}')} অক্ষরের; সর্বোচ্চ {to_bangla_digits(f'{MAX_QUESTION_CHARS:,}')} অক্ষর — "
             f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}",
-            help_message="Shorten the question to its legal issue (a few sentences).",
+            help_message="প্রশ্নটি মূল আইনি বিষয়ে ছোট করুন (কয়েকটি বাক্য) — shorten the question to its legal issue.",
         )
     if not any(unicodedata.category(c)[0] in "LN" for c in q):
         raise InputError(
-            "the question has no words (only symbols, emoji or punctuation)",
-            help_message="Ask in Bangla or English words, e.g. 'নৈমিত্তিক ছুটি কত দিন?'",
+            "প্রশ্নে কোনো শব্দ নেই (শুধু চিহ্ন, ইমোজি বা যতিচিহ্ন) — the question has no words (only symbols, emoji or punctuation)",
+            help_message="বাংলা বা ইংরেজি শব্দে প্রশ্ন করুন, যেমন 'নৈমিত্তিক ছুটি কত দিন?' — ask in words.",
         )
     return q
 
 
-def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list[EvidenceItem]:
+def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, section_quota: int = 0) -> list[EvidenceItem]:
     """Order the pack (governing rule, its provisos, then the rest by score) and cap it.
 
     The governing rule is the best-scored item; when that item is a proviso or explanation whose
@@ -170,9 +191,12 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list
         At most ``cap`` items, unique node ids.
     """
     by_id = {i.node_id: i for i in items}
+    # Learned relevance, when present, replaces the fused score as the ordering key.
     ranked = sorted(
         items,
-        key=lambda i: (graph.units[i.node_id].level == Level.CHAPTER, -i.score, i.hop_depth, graph.units[i.node_id].order),
+        key=lambda i: (graph.units[i.node_id].level == Level.CHAPTER,
+                       -(i.relevance if i.relevance is not None else i.score), i.hop_depth,
+                       graph.units[i.node_id].order),
     )
     if not ranked:
         return []
@@ -182,6 +206,16 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list
         if rule is not None:
             ranked.remove(rule)
             ranked.insert(0, rule)
+    if section_quota > 0:
+        # Section diversity: a section's units beyond its quota wait until every other section has
+        # had its turn (stable, so relevance order holds within each pass).
+        count: dict[str | None, int] = {}
+        first, later = [], []
+        for item in ranked:
+            sec = graph.units[item.node_id].section
+            count[sec] = count.get(sec, 0) + 1
+            (first if count[sec] <= section_quota else later).append(item)
+        ranked = first + later
     out: list[EvidenceItem] = []
     seen: set[str] = set()
     for item in ranked:
@@ -218,6 +252,7 @@ class Retriever:
         lexical: dict[str, LexicalIndex] | None = None,
         *,
         decay: float = DEFAULT_DECAY,
+        reranker: Reranker | None = None,
     ):
         self.settings = settings
         self.graph = graph
@@ -227,6 +262,7 @@ class Retriever:
         self.store = store
         self.decay = decay
         self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical)
+        self.reranker = reranker
 
     @classmethod
     def from_settings(
@@ -237,6 +273,7 @@ class Retriever:
         graph: StatuteGraph | None = None,
         uri: str | None = None,
         versions: tuple[str, ...] | None = None,
+        reranker: Reranker | None = None,
     ) -> Retriever:
         """Open the index of ``settings`` and build the BM25 indexes of the built versions.
 
@@ -264,15 +301,15 @@ class Retriever:
         except BaseException:
             store.close()
             raise
-        return cls(settings, graph, enc, store, lexical)
+        return cls(settings, graph, enc, store, lexical, reranker=reranker)
 
     @classmethod
-    def lexical_only(cls, settings: Settings, graph: StatuteGraph) -> Retriever:
+    def lexical_only(cls, settings: Settings, graph: StatuteGraph, reranker: Reranker | None = None) -> Retriever:
         """A retriever without a vector index: lexical and exact channels, same fusion and hopping.
 
         For tests and for machines without a built index; BM25 indexes are built on first use.
         """
-        return cls(settings, graph, encoder=None, store=None)
+        return cls(settings, graph, encoder=None, store=None, reranker=reranker)
 
     def close(self) -> None:
         """Close the Milvus store (nothing to close without one)."""
@@ -315,6 +352,7 @@ class Retriever:
         channels: tuple[str, ...] | None = None,
         timings: dict[str, float] | None = None,
         ranks: dict[str, dict[str, int]] | None = None,
+        rerank: bool = True,
     ) -> list[EvidenceItem]:
         """Statute Retriever: the plan's fused direct hits, best first (see :func:`direct_items`).
 
@@ -324,7 +362,11 @@ class Retriever:
             channels: channels to use (default :attr:`channels`; ``dense`` is dropped without a store).
             timings: filled with per-channel milliseconds when given.
             ranks: filled with node id -> {channel: best 1-based rank} when given.
+            rerank: with a reranker, fetch ``settings.relevance.rerank_depth`` hits per sub-query
+                (the reranker then chooses the pack from them); False keeps the plan's ``k``.
         """
+        if rerank and self.reranker is not None and plan.queries:
+            plan = plan.model_copy(update={"k": max(plan.k, self.settings.relevance.rerank_depth)})
         wanted = tuple(c for c in (channels or self.channels) if c in self.channels) or LEXICAL_CHANNELS[:1]
         t0 = time.perf_counter()
         hits: list[RankedHit] = self.statute.search(plan, version, channels=wanted, timings=timings)
@@ -342,11 +384,19 @@ class Retriever:
         *,
         hop_enabled: bool = True,
         timings: dict[str, float] | None = None,
+        rerank: bool = True,
+        cap: int | None = -1,
     ) -> EvidencePack:
-        """Link Hopper + pack ordering over ``direct`` (see :func:`assemble_pack`)."""
+        """Link Hopper, learned rerank (when a reranker is attached) and pack ordering over ``direct``.
+
+        ``cap`` -1 means ``settings.retrieval.pack_cap``; None keeps every candidate (training).
+        See :func:`assemble_pack`.
+        """
+        reranker = self.reranker if rerank and plan.queries else None
         return assemble_pack(
-            self.graph, direct, plan, pack_cap=self.settings.retrieval.pack_cap, decay=self.decay,
-            hop_enabled=hop_enabled, timings=timings,
+            self.graph, direct, plan, pack_cap=self.settings.retrieval.pack_cap if cap == -1 else cap,
+            decay=self.decay, hop_enabled=hop_enabled, timings=timings, reranker=reranker, version=version,
+            section_quota=self.settings.retrieval.section_quota,
         )
 
     def retrieve(
@@ -446,8 +496,14 @@ def assemble_pack(
     decay: float = DEFAULT_DECAY,
     hop_enabled: bool = True,
     timings: dict[str, float] | None = None,
+    reranker: Reranker | None = None,
+    version: str = DEFAULT_VERSION,
+    section_quota: int = 0,
 ) -> EvidencePack:
-    """The one Evidence Pack assembly: Link Hopper from ``direct``, then :func:`order_pack`.
+    """The one Evidence Pack assembly: Link Hopper from ``direct``, learned rerank, :func:`order_pack`.
+
+    With a ``reranker`` every candidate (direct or hop-reached) gets its learned ``relevance`` and
+    the pack is ordered by it instead of the fused score; the question is the plan's first query.
 
     Units the Link Hopper adds have channel ``hop``, ``via``/``hop_depth`` set and provenance =
     their source's provenance x ``decay`` per hop. The Hop Trace keeps only edges whose target
@@ -457,10 +513,12 @@ def assemble_pack(
         graph: the StatuteGraph.
         direct: direct hits (see :func:`direct_items`), best first.
         plan: the executed plan (hops, edge types).
-        pack_cap: most units on the pack.
+        pack_cap: most units on the pack (None: no cap).
         decay: Link Hopper score/provenance factor per hop.
         hop_enabled: False skips the Link Hopper (ablation).
         timings: filled with ``hop_ms`` and ``pack_ms`` when given.
+        reranker: the learned relevance model (see :class:`Reranker`), or None.
+        version: statute version of the candidates (for the reranker).
 
     Returns:
         The capped, ordered :class:`EvidencePack` with its Hop Trace.
@@ -479,7 +537,11 @@ def assemble_pack(
             )
         trace = res.trace
     t1 = time.perf_counter()
-    ordered = order_pack(list(items.values()), graph, pack_cap)
+    candidates = list(items.values())
+    if reranker is not None and plan.queries and candidates:
+        candidates = reranker.rerank(plan.queries[0], candidates, version)
+    quota = section_quota if reranker is not None else 0
+    ordered = order_pack(candidates, graph, pack_cap if pack_cap is not None else len(candidates), quota)
     kept = {i.node_id for i in ordered}
     if timings is not None:
         timings["hop_ms"] = (t1 - t0) * 1000

@@ -20,6 +20,7 @@ from labourcrew.ledger.retrieval import (
     RetrievalPlan,
 )
 from labourcrew.retrieval.exact import resolve_refs
+from labourcrew.retrieval.thesaurus import load_thesaurus
 from labourcrew.settings import Settings
 from labourcrew.statute.model import ENGLISH_VERSION, EdgeType
 
@@ -57,6 +58,16 @@ def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGrap
     seeds = resolve_refs(graph, version, spotting.section_labels)
     # The concept terms are the Bangla Act's wording: useless against the English text.
     terms = [] if version == ENGLISH_VERSION else list(spotting.concept_terms)
+    if version != ENGLISH_VERSION and settings.retrieval.thesaurus_expansion:
+        # The thesaurus maps what people say (রিজাইন, ম্যাটার্নিটি) to the Act's words (ইস্তফা, প্রসূতি).
+        thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
+        by_id = thesaurus.by_id
+        # Only concepts the question names in its own words: when it already uses the Act's term,
+        # adding the concept's other Act terms shifts BM25 towards neighbouring sections.
+        matches = thesaurus.match(spotting.question)
+        act_named = {m.concept_id for m in matches if m.kind == "act"}
+        for cid in dict.fromkeys(m.concept_id for m in matches if m.concept_id not in act_named):
+            terms += [w for w in by_id[cid].act_terms if w not in terms]
     plan = RetrievalPlan(
         question_type=qtype,
         queries=queries,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["normalize", "to_ascii_digits", "to_bangla_digits", "BN_DIGITS", "collapse_ws"]
+__all__ = ["normalize", "display_form", "to_ascii_digits", "to_bangla_digits", "BN_DIGITS", "collapse_ws"]
 
 BN_DIGITS = "০১২৩৪৫৬৭৮৯"
 _TO_ASCII = str.maketrans(BN_DIGITS, "0123456789")
@@ -96,3 +96,16 @@ def normalize(text: str) -> str:
         if t == prev:
             break
     return t
+
+
+def display_form(text: str) -> str:
+    """A copy of statute text for *display*: the legacy glyph artefacts of step 3 repaired (and the
+    dari unified) so that a browser shows ``পূর্ববর্তী``, not ``পূর্ববত◌্রী``; digits, brackets,
+    quotes and case are kept. Matching and citation keep the verbatim text (:func:`normalize`).
+    """
+    t = unicodedata.normalize("NFC", text).translate(_DROP)
+    t = t.replace("\u09f0", "\u0995\u09cd\u09b7").replace("\u09a4\u09cd\u09b8", "\u09ce\u09b8")
+    t = _T_D_CONJUNCT.sub(f"{_HASANTA}\u09a4", t)
+    t = _REPH_REORDERED.sub(f"\u09b0{_HASANTA}\\1\\2", t)
+    t = t.replace("\u09a8\u09cd\u09a4\u09cd\u09ae", "\u09a8\u09cd\u09a4")  # legacy "ন্ত্ম" (সন্ত্মান) -> "ন্ত"
+    return unicodedata.normalize("NFC", t.replace("\u09f7", "\u0964").replace("\uf02d", "-"))

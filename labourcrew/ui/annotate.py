@@ -1,33 +1,97 @@
-"""Annotate page widgets: annotator name, the current claim with its cited spans highlighted in the
-unit text, faithful / unfaithful / unsure with a note, skip, progress, agreement (κ), exports."""
+"""Annotate page widgets (Argilla/Langfuse conventions): annotator name kept in the URL, guidelines
+pane with the labelling protocol, keyboard shortcuts with a cheat-sheet (1 faithful, 2 unfaithful,
+3 unsure, → next, ← previous), blind mode, the disagreement queue, progress, κ/AC1 with bootstrap
+CIs, exports. Labels are written one row per click to the SQLite store (atomic, WAL).
+"""
 
 from __future__ import annotations
 
 import html
-import math
+import re
 import tempfile
 from pathlib import Path
 
 import streamlit as st
 
-from labourcrew.gate.annotation_queue import PairAgreement, Progress, QueueItem
-from labourcrew.gate.labels import LabelStore
+from labourcrew.gate.agreement import agreement_report
+from labourcrew.gate.annotation_queue import Progress, QueueItem
+from labourcrew.gate.labels import Label, LabelStore, is_adjudicator
 from labourcrew.statute.ids import citation_label_bn
 from labourcrew.viz.passages import highlight
 
-__all__ = ["LABEL_NAMES", "read_annotator", "skipped", "render_progress", "render_item", "render_agreement",
-           "render_exports", "flash"]
+__all__ = ["LABEL_NAMES", "SHORTCUTS", "read_annotator", "read_options", "skipped", "render_progress",
+           "render_item", "render_agreement", "render_exports", "flash", "render_guidelines", "render_shortcuts",
+           "protocol_text", "pick", "shortcut_js"]
 
 LABEL_NAMES = {
     "faithful": "বিশ্বস্ত — উদ্ধৃত পাঠ দাবিটি সমর্থন করে এবং প্রশ্নের সঙ্গে প্রাসঙ্গিক (faithful)",
     "unfaithful": "অবিশ্বস্ত — পাঠ দাবিটি সমর্থন করে না বা প্রশ্নের ক্ষেত্রে প্রযোজ্য নয় (unfaithful)",
     "unsure": "নিশ্চিত নই (unsure)",
 }
+SHORT = {"faithful": "বিশ্বস্ত (faithful)", "unfaithful": "অবিশ্বস্ত (unfaithful)", "unsure": "নিশ্চিত নই (unsure)"}
+
+SHORTCUTS: dict[str, str] = {"1": "lc-key-1", "2": "lc-key-2", "3": "lc-key-3", "ArrowRight": "lc-key-next",
+                             "ArrowLeft": "lc-key-prev"}
+"""Key -> widget key of the button it presses (Streamlit gives the container class ``st-key-<key>``)."""
+_KEY_OF = {"faithful": "lc-key-1", "unfaithful": "lc-key-2", "unsure": "lc-key-3"}
+
+
+def shortcut_js() -> str:
+    """The keyboard handler: a key press clicks the button of :data:`SHORTCUTS` (not while typing)."""
+    table = ", ".join(f'"{k}": "{v}"' for k, v in SHORTCUTS.items())
+    return ("<script id='lc-annot-shortcuts'>(function(){"
+            "const doc = document; if (doc.__lcAnnotKeys) return; doc.__lcAnnotKeys = true;"
+            f"const map = {{{table}}};"
+            "doc.addEventListener('keydown', function(e){"
+            "const t = e.target; if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;"
+            "if (e.ctrlKey || e.metaKey || e.altKey) return;"
+            "const key = map[e.key]; if (!key) return;"
+            "const btn = doc.querySelector('.st-key-' + key + ' button');"
+            "if (btn && !btn.disabled) { e.preventDefault(); btn.click(); }"
+            "});})();</script>")
+
+
+def render_shortcuts() -> None:
+    """The cheat-sheet and the keyboard handler."""
+    st.html(shortcut_js(), unsafe_allow_javascript=True)
+    st.markdown("<div class='lc-shortcuts'>কি-বোর্ড (keys): <kbd>1</kbd> বিশ্বস্ত (faithful) · <kbd>2</kbd> অবিশ্বস্ত (unfaithful) · "
+                "<kbd>3</kbd> নিশ্চিত নই (unsure) · <kbd>→</kbd> পরের (next) · <kbd>←</kbd> আগের (previous)</div>",
+                unsafe_allow_html=True)
+
+
+def protocol_text(readme: Path) -> str:
+    """The "Labelling protocol" section of ``data/calibration/README.md`` ('' when missing)."""
+    try:
+        text = Path(readme).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    m = re.search(r"^## Labelling protocol\n(.*?)(?=^## )", text, flags=re.S | re.M)
+    return m.group(1).strip() if m else ""
+
+
+def render_guidelines(text: str) -> None:
+    """The guidelines pane (the labelling protocol annotators follow)."""
+    with st.expander("নির্দেশিকা (guidelines: labelling protocol)", expanded=False):
+        st.markdown(text or "data/calibration/README.md-এ প্রোটোকল পাওয়া যায়নি (protocol not found).")
 
 
 def read_annotator() -> str:
-    """The annotator's name (kept for the browser session)."""
-    return st.text_input("আপনার নাম (annotator name)", key="ann_name", placeholder="যেমন: rahim").strip()
+    """The annotator's name, kept across reloads in the URL (``?annotator=NAME``)."""
+    if "ann_name" not in st.session_state:
+        st.session_state["ann_name"] = st.query_params.get("annotator", "")
+    name = st.text_input("আপনার নাম (annotator name)", key="ann_name", placeholder="যেমন: rahim").strip()
+    if name and st.query_params.get("annotator") != name:
+        st.query_params["annotator"] = name
+    return name
+
+
+def read_options() -> tuple[bool, bool]:
+    """``(blind, disputed_only)``: blind mode (default on) and the disagreement queue."""
+    c1, c2 = st.columns(2)
+    blind = c1.toggle("অন্ধ মোড: অন্যদের লেবেল লুকান (blind mode)", value=True, key="ann_blind")
+    queue = c2.radio("সারি (queue)", ["todo", "disputed"], horizontal=True, key="ann_queue",
+                     format_func={"todo": "লেবেল বাকি (to label)", "disputed": "মতভেদ (disagreements)"}.get)
+    return blind, queue == "disputed"
 
 
 def skipped() -> list[str]:
@@ -35,17 +99,36 @@ def skipped() -> list[str]:
     return list(st.session_state.setdefault("ann_skipped", []))
 
 
+def pick(todo: list[QueueItem]) -> QueueItem | None:
+    """The item at the session's position in the queue (→/← move it)."""
+    if not todo:
+        return None
+    pos = int(st.session_state.get("ann_pos", 0)) % len(todo)
+    st.session_state["ann_pos"] = pos
+    return todo[pos]
+
+
 def render_progress(p: Progress) -> None:
     """Progress bar and counts."""
     share = p.mine / p.total if p.total else 0.0
-    st.progress(share, text=f"আপনি লেবেল করেছেন {p.mine}/{p.total} · মোট লেবেলকৃত {p.labelled} · "
+    st.progress(share, text=f"আপনি লেবেল করেছেন {p.mine}/{p.total} · মোট লেবেলকৃত {p.labelled}/{p.total} · "
                             f"দ্বৈত লেবেল {p.double} · বাকি {p.remaining}")
 
 
-def render_item(item: QueueItem, store: LabelStore, annotator: str) -> None:
-    """The claim to label and the label widgets; saving writes one row to the label store."""
+def _save(item: QueueItem, store: LabelStore, annotator: str, label: str) -> None:
+    store.add(item.key, annotator, label, run_id=item.run_id, note=st.session_state.get(f"ann_note_{item.key}", ""))
+    st.session_state["ann_saved"] = f"সংরক্ষিত: {item.claim_id} → {label}"
+
+
+def _move(step: int) -> None:
+    st.session_state["ann_pos"] = int(st.session_state.get("ann_pos", 0)) + step
+
+
+def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list[Label], *, blind: bool) -> None:
+    """The claim to label, its cited spans in the unit text, label buttons (1/2/3), ←/→, others' labels."""
     st.markdown(f"<div class='lc-annot-question'>প্রশ্ন: {html.escape(item.question)}</div>", unsafe_allow_html=True)
-    st.caption(f"run `{item.run_id}` · claim `{item.claim_id}` · {item.side} · version {item.statute_version}")
+    st.caption(f"run `{item.run_id}` · claim `{item.claim_id}` · {item.side} · version {item.statute_version} · "
+               f"key `{item.key}`")
     st.markdown(f"<div class='lc-claim'><div class='lc-claim-head'>দাবি (claim)</div>{html.escape(item.text)}</div>",
                 unsafe_allow_html=True)
     for ev in item.evidence:
@@ -55,18 +138,20 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str) -> None:
         flag = "" if ev.verified else " · উদ্ধৃতি যাচাই হয়নি (not verified)"
         st.markdown(f"<div class='lc-passage lc-cited'><span class='lc-cite'>{label} · <code>{html.escape(ev.node_id)}"
                     f"</code>{flag}</span>{body}</div>", unsafe_allow_html=True)
-    choice = st.radio("লেবেল (label)", list(LABEL_NAMES), index=None, format_func=LABEL_NAMES.get,
-                      key=f"ann_label_{item.key}")
-    note = st.text_input("নোট (ঐচ্ছিক) — কেন? (note, optional)", key=f"ann_note_{item.key}")
-    c1, c2 = st.columns(2)
-    if c1.button("সংরক্ষণ (save label)", type="primary", disabled=choice is None, key="ann_save",
-                 use_container_width=True):
-        store.add(item.key, annotator, choice, run_id=item.run_id, note=note)
-        st.session_state["ann_saved"] = f"সংরক্ষিত: {item.key} → {choice}"
-        st.rerun()
-    if c2.button("এড়িয়ে যান (skip)", key="ann_skip", use_container_width=True):
-        st.session_state.setdefault("ann_skipped", []).append(item.key)
-        st.rerun()
+    st.text_input("নোট (ঐচ্ছিক) — কেন? (note, optional)", key=f"ann_note_{item.key}")
+    cols = st.columns(5)
+    cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True)
+    for col, (value, n) in zip(cols[1:4], (("faithful", 1), ("unfaithful", 2), ("unsure", 3)), strict=True):
+        col.button(f"{n} · {SHORT[value]}", key=_KEY_OF[value], on_click=_save, args=(item, store, annotator, value),
+                   type="primary" if value != "unsure" else "secondary", use_container_width=True)
+    cols[4].button("পরের →", key="lc-key-next", on_click=_move, args=(1,), use_container_width=True)
+    others = [lab for lab in labels if lab.claim_id == item.key and lab.annotator != annotator]
+    if blind:
+        st.caption(f"অন্ধ মোড: অন্য {len({o.annotator for o in others})} জনের লেবেল লুকানো (blind mode: other labels hidden).")
+    elif others:
+        st.dataframe([{"annotator": o.annotator, "role": "adjudicator" if is_adjudicator(o.annotator) else "annotator",
+                       "label": o.label, "rationale": o.rationale or o.note} for o in others],
+                     hide_index=True, key="ann_others")
 
 
 def flash() -> None:
@@ -76,14 +161,30 @@ def flash() -> None:
         st.success(msg)
 
 
-def render_agreement(pairs: list[PairAgreement]) -> None:
-    """Cohen's κ per annotator pair (NaN = no shared claims yet)."""
-    st.markdown("#### সম্মতি (agreement, Cohen's κ)")
-    if not pairs:
+@st.cache_data(max_entries=8, show_spinner=False)
+def _agreement_rows(sha: str, _labels: list[Label]) -> list[dict[str, str]]:
+    names = sorted({lab.annotator for lab in _labels if not is_adjudicator(lab.annotator)})
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            r = agreement_report(_labels, a, b, n_boot=500, seed=0)
+
+            def fmt(v: float | None, ci: list[float] | None) -> str:
+                return "n/a" if v is None else f"{v:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{v:.3f}"
+
+            rows.append({"A": a, "B": b, "shared claims": str(r["n"]), "κ [95% CI]": fmt(r["kappa"], r["kappa_ci95"]),
+                         "AC1 [95% CI]": fmt(r["ac1"], r["ac1_ci95"])})
+    return rows
+
+
+def render_agreement(labels: list[Label], sha: str) -> None:
+    """Cohen's κ and Gwet's AC1 per annotator pair with bootstrap CIs (every column text: no mixed types)."""
+    st.markdown("#### সম্মতি (agreement: Cohen's κ, Gwet's AC1)")
+    rows = _agreement_rows(sha, labels)
+    if not rows:
         st.caption("κ-এর জন্য অন্তত দুজন টীকাকারের লেবেল দরকার (needs two annotators).")
         return
-    st.dataframe([{"A": p.first, "B": p.second, "shared claims": p.shared,
-                   "κ": "n/a" if math.isnan(p.kappa) else round(p.kappa, 3)} for p in pairs], hide_index=True)
+    st.dataframe(rows, hide_index=True, key="ann_kappa")
 
 
 def render_exports(store: LabelStore) -> None:

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from labourcrew.gate.clarify import parse_facts
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.gate import Fact
+from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS
+from labourcrew.statute.ids import citation_label_bn
+from labourcrew.statute.normalize import display_form, to_bangla_digits
 from labourcrew.ui.frame import link
 from labourcrew.viz.charts import fmt_tau
 from labourcrew.viz.run_view import PHASES, cited_passages, phase_of, unique_backends
@@ -25,15 +30,17 @@ from labourcrew.viz.style import STATUS_STYLE
 if TYPE_CHECKING:
     from labourcrew.ledger.run import AskResult
 
-__all__ = ["EXAMPLES", "AskInput", "read_input", "run_with_progress", "status_badge", "render_answer", "remember",
+__all__ = ["EXAMPLES", "ABSTENTION_DEMO", "AskInput", "read_input", "run_with_progress", "status_badge", "render_answer", "remember",
            "remembered"]
 
 EXAMPLES: tuple[str, ...] = (
-    "একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?",
-    "মাতৃত্বকালীন ছুটি কত সপ্তাহ এবং কোন শর্তে পাওয়া যায়?",
     "শ্রমিক বছরে কয়দিন নৈমিত্তিক ছুটি পান?",
+    "ওভারটাইম কাজের জন্য কত হারে মজুরি পাওয়া যায়?",
+    "একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?",
     "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?",
 )
+ABSTENTION_DEMO = EXAMPLES[3]
+"""The example that names a section the Act does not have: it shows how a false premise is named."""
 PLACEHOLDER = "আপনার প্রশ্ন বাংলায় লিখুন — যেমন: “ছাঁটাই করা হলে কত দিনের মজুরি ক্ষতিপূরণ পাওয়া যায়?”"
 # Newest first: the selector's default is the law in force.
 VERSION_ORDER: tuple[str, ...] = ("2025", "2018", "en-2018")
@@ -46,10 +53,19 @@ class AskInput:
     question: str
     version: str
     submitted: bool
+    facts: tuple[Fact, ...] = ()
 
 
 def _use_example(text: str) -> None:
     st.session_state["ask_q"] = text
+    st.session_state["ask_go"] = True
+    st.session_state["ask_facts"] = {}
+
+
+def _use_fact(key: str, value: str) -> None:
+    facts = dict(st.session_state.get("ask_facts") or {})
+    facts[key] = value
+    st.session_state["ask_facts"] = facts
     st.session_state["ask_go"] = True
 
 
@@ -70,11 +86,14 @@ def read_input(backend_line: str = "") -> AskInput:
     Args:
         backend_line: the configured backend, shown next to the version selector.
     """
-    st.text_area("প্রশ্ন (question)", key="ask_q", height=110, placeholder=PLACEHOLDER, max_chars=2000)
+    st.text_area("প্রশ্ন (question)", key="ask_q", height=110, placeholder=PLACEHOLDER, max_chars=MAX_QUESTION_CHARS)
+    st.caption(f"সর্বোচ্চ {to_bangla_digits(f'{MAX_QUESTION_CHARS:,}')} অক্ষর; এর বেশি লেখা যাবে না "
+               f"(at most {MAX_QUESTION_CHARS:,} characters, the same limit as the command line).")
     st.caption("উদাহরণ — একবার ক্লিক করলেই জিজ্ঞাসা করা হবে (examples, one click asks):")
-    cols = st.columns(len(EXAMPLES))
-    for i, (col, text) in enumerate(zip(cols, EXAMPLES, strict=True)):
-        col.button(text, key=f"ask_ex_{i}", on_click=_use_example, args=(text,), use_container_width=True)
+    cols = st.columns(2)
+    for i, text in enumerate(EXAMPLES):
+        label = text + (" (ভুল ধারার নমুনা · demo)" if text == ABSTENTION_DEMO else "")
+        cols[i % 2].button(label, key=f"ask_ex_{i}", on_click=_use_example, args=(text,), use_container_width=True)
     c1, c2 = st.columns([2, 1])
     version = c1.selectbox("আইনের সংস্করণ (statute version)", VERSION_ORDER, index=0, key="ask_version",
                            format_func=VERSION_NAMES.get)
@@ -83,7 +102,10 @@ def read_input(backend_line: str = "") -> AskInput:
         c1.caption(f"ব্যাকএন্ড (backend): {backend_line}")
     asked = c2.button("জিজ্ঞাসা করুন (Ask)", type="primary", key="ask_submit", use_container_width=True)
     go = asked or bool(st.session_state.pop("ask_go", False))
-    return AskInput(question=st.session_state.get("ask_q", "") or "", version=version, submitted=go)
+    if asked:
+        st.session_state["ask_facts"] = {}
+    facts = tuple(parse_facts(f"{k}={v}" for k, v in (st.session_state.get("ask_facts") or {}).items()))
+    return AskInput(question=st.session_state.get("ask_q", "") or "", version=version, submitted=go, facts=facts)
 
 
 def _detail(node: str, update: Any) -> str:
@@ -102,17 +124,21 @@ def _detail(node: str, update: Any) -> str:
     return ""
 
 
-def run_with_progress(events: Any) -> AskResult | None:
+def run_with_progress(events: Any, started: float | None = None) -> AskResult | None:
     """Consume ``labourcrew.board.run.stream(...)`` showing one line per finished role.
 
     Args:
         events: the iterator of ``(node, update)`` pairs ending with ``("result", AskResult)``.
+        started: ``time.monotonic()`` when the user asked (so the time shown includes loading the
+            board on the first question); default: now.
 
     Returns:
         The :class:`AskResult`, or None if the stream ended without one.
     """
     import itertools
+    import time
 
+    t0 = started if started is not None else time.monotonic()
     result = None
     done: list[str] = []
     events = iter(events)
@@ -129,9 +155,13 @@ def run_with_progress(events: Any) -> AskResult | None:
             st.write(f"✓ {label}" + (f" — {detail}" if detail else ""))
             if key not in done:
                 done.append(key)
-            status.update(label=f"{label} … ({len(done)}/{len({k for k, _ in PHASES.values()})} ধাপ)")
+            status.update(label=f"{label} … ({len(done)}/{len({k for k, _ in PHASES.values()})} ধাপ, "
+                                f"{time.monotonic() - t0:.1f} s)")
         if result is not None:
-            status.update(label=f"সম্পন্ন (done) — {result.latency_s:.1f} s", state="complete", expanded=False)
+            total = time.monotonic() - t0
+            status.update(label=f"সম্পন্ন (done) — মোট {total:.1f} s (বোর্ড {result.latency_s:.1f} s; "
+                                f"বাকিটা প্রথমবার মডেল ও সূচি লোড — the rest is first-time loading)", state="complete",
+                          expanded=False)
         else:
             status.update(label="বোর্ড থেমে গেছে (stopped)", state="error")
     return result
@@ -151,14 +181,79 @@ def status_badge(status: str, reason: str = "") -> None:
     )
 
 
+def _direct(answer: Any) -> str:
+    text = html.escape(answer.text_bn)
+    phrase = html.escape(answer.phrase)
+    text = text.replace(f"«{phrase}»", f"«<mark class='lc-direct-phrase'>{phrase}</mark>»", 1)
+    return f"<p class='lc-direct' data-testid='lc-direct-answer'>{text}</p>"
+
+
 def _opinion(result: AskResult) -> None:
+    o = result.opinion
+    sentences = list(o.sentences)
     parts = []
-    for i, s in enumerate(result.opinion.sentences):
-        cls = "lc-framing" if not s.claim_ids else ""
-        parts.append(f"<p class='{cls}'>{html.escape(s.text)}</p>")
+    if sentences:
+        parts.append(f"<p class='lc-framing'>{html.escape(sentences[0].text)}</p>")
+    if o.direct_answer is not None:
+        parts.append(_direct(o.direct_answer))
+    for s in sentences[1:]:
+        parts.append(f"<p>{html.escape(s.text)}</p>")
+    for q in o.qualifiers:
+        if q.released:  # already quoted above as a verified sentence
+            continue
+        mark = "যাচাই করা হয়নি (not verified)"
+        why = "" if q.bears else " — আপনার দেওয়া তথ্যে প্রযোজ্য নয় (ruled out by your facts)"
+        parts.append(f"<p class='lc-qualifier' data-testid='lc-qualifier'><b>শর্ত/ব্যতিক্রম — {html.escape(q.citation)}"
+                     f"</b> ({mark}{why}): «{html.escape(q.text)}»</p>")
+    if o.incomplete:
+        parts.append("<p class='lc-incomplete'>⚠ উত্তরটি অসম্পূর্ণ: নিয়মটির একটি শর্ত/ব্যতিক্রম যাচাই করা যায়নি "
+                     "(the answer is incomplete: an exception of the rule was not verified).</p>")
+    for a in o.amendments:
+        parts.append(f"<p class='lc-amended' data-testid='lc-amendment'>🛈 {html.escape(a.text_bn)}"
+                     f"<br><small>{html.escape(a.text_en)}</small></p>")
+    if o.facts:
+        parts.append("<p class='lc-facts'>ধরে নেওয়া তথ্য (facts assumed): "
+                     + html.escape("; ".join(f.label_bn for f in o.facts)) + "</p>")
     if not parts:
         parts = [f"<p>{html.escape(result.opinion_bn)}</p>"]
     st.markdown(f"<div class='lc-opinion'>{''.join(parts)}</div>", unsafe_allow_html=True)
+    for note in o.premise_notes:
+        st.warning(f"প্রশ্নের ভিত্তি (premise): {note}")
+    real_parts = [p for p in o.parts if not p.injection]
+    if len(real_parts) > 1:
+        st.markdown("**প্রশ্নের অংশ (parts of the question)**")
+        for p in real_parts:
+            st.markdown(f"- অংশ {to_bangla_digits(str(p.index))}: "
+                        + ("✓ উত্তর দেওয়া হয়েছে (answered)" if p.answered else "✗ যাচাই করা যায়নি (not answered)")
+                        + f" — {html.escape(p.text)}")
+    for h in o.hints:
+        st.info(h)
+
+
+def _clarify(result: AskResult) -> None:
+    if not result.clarifications:
+        return
+    st.markdown("#### উত্তরটি আপনার অবস্থার উপর নির্ভর করে (the answer depends on your situation)")
+    for i, c in enumerate(result.clarifications):
+        st.markdown(f"**{html.escape(c.question_bn)}** <small>({html.escape(c.question_en)})</small>",
+                    unsafe_allow_html=True)
+        cols = st.columns(max(1, len(c.choices)))
+        for j, (col, ch) in enumerate(zip(cols, c.choices, strict=True)):
+            col.button(ch.label_bn, key=f"ask_clarify_{i}_{j}", on_click=_use_fact, args=(c.key, ch.value),
+                       use_container_width=True)
+
+
+def _closest(result: AskResult) -> None:
+    o = result.opinion
+    if not o.closest:
+        return
+    st.markdown("#### সবচেয়ে কাছের যে বিধানগুলো পাওয়া গেছে — যাচাই করা হয়নি (closest provisions found — NOT verified "
+                "to answer the question)")
+    for c in o.closest:
+        why = f"<br><small>কেন প্রকাশ করা হয়নি (why withheld): {html.escape(c.why_withheld)}</small>" if c.why_withheld else ""
+        st.markdown(f"<div class='lc-closest lc-unverified' data-testid='lc-closest'><span class='lc-cite'>"
+                    f"{html.escape(c.citation)} · যাচাই করা হয়নি</span><br>«{html.escape(c.text)}»{why}</div>",
+                    unsafe_allow_html=True)
 
 
 def render_answer(result: AskResult, graph: StatuteGraph) -> None:
@@ -170,10 +265,13 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
                f"উত্তর দিয়েছে (backends that answered): **{backends}** · {tau}, α = {result.alpha:.2f} · "
                f"run `{result.run_id}` · {result.latency_s:.1f} s")
     if result.gate_mode == "calibrated" and math.isinf(result.tau):
-        st.warning("ট্রাস্ট গেট ক্যালিব্রেট করা নেই (τ = ∞): কোনো দাবি প্রকাশ করা হয় না। Calibration পৃষ্ঠায় লেবেল থেকে τ নির্ণয় করুন। "
+        st.warning("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) ক্যালিব্রেট করা নেই "
+                   "(τ = ∞): কোনো উদ্ধৃতি প্রকাশ করা হয় না। Calibration পৃষ্ঠায় লেবেল থেকে τ নির্ণয় করুন। "
                    f"({result.calibration_note or 'no calibration record'})")
     st.markdown("#### মতামত (opinion)")
     _opinion(result)
+    _clarify(result)
+    _closest(result)
     passages = cited_passages(result, graph)
     show_en = st.toggle("English parallel — unofficial translation (amended to 2018)", key="ask_english")
     if passages:
@@ -184,7 +282,11 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
     if withheld:
         with st.expander(f"প্রকাশ না-করা দাবি (withheld claims): {len(withheld)}"):
             for c in withheld:
-                st.markdown(f"- **{c.claim_id}** ({c.side.value}) — {html.escape(c.rejection_reason or '')}")
+                cites = ", ".join(citation_label_bn(e.node_id.split(":", 1)[-1]) for e in c.evidence) or "—"
+                quote = " … ".join(display_form(e.matched_text or e.span) for e in c.evidence)
+                st.markdown(f"- **{html.escape(cites)}** — «{html.escape(quote)}»  \n"
+                            f"  <small>{c.claim_id} ({c.side.value}) · যাচাই করা হয়নি (not verified): "
+                            f"{html.escape(c.rejection_reason or '')}</small>", unsafe_allow_html=True)
     link("pages/1_Run_inspector.py", "এই রানের বিস্তারিত নিরীক্ষা (Run inspector) →", {"run": result.run_id})
     st.caption("এটি আইনি পরামর্শ নয়। নিজের ক্ষেত্রে সিদ্ধান্তের আগে একজন আইনজীবী বা শ্রম আদালতের সহায়তা নিন। (Not legal advice.)")
 

@@ -1,6 +1,8 @@
-"""Calibration page widgets: the record in force, the risk-vs-τ curve from the labels with the α
-line and the chosen τ, before/after release status of saved runs, recompute-and-save, history,
-and the empirical validation (``validation.json``) when present."""
+"""Calibration page widgets: the record in force beside the settings' α and its guarantee in words,
+the risk-vs-τ curve, before/after release status of saved runs, recompute-and-save (a record at
+another α than the settings' needs an explicit confirmation: it would switch the gate off), the
+history with rollback to any earlier record, and the split validation (``validation.json``).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ from pathlib import Path
 import streamlit as st
 
 from labourcrew.gate.crc import risk_curve
+from labourcrew.gate.guarantee import guarantee_text
 from labourcrew.gate.recalibration import (
     Proposal,
     StatusChange,
     history,
     load_validation,
+    restore_record,
     save_new_record,
     status_changes,
 )
@@ -24,8 +28,8 @@ from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.ui.frame import chart
 from labourcrew.viz.charts import fmt_tau, risk_curve_figure
 
-__all__ = ["read_alpha", "render_record", "render_proposal", "changes", "render_changes", "render_save",
-           "render_history", "render_validation"]
+__all__ = ["read_alpha", "read_method", "render_record", "render_proposal", "changes", "render_changes",
+           "render_save", "render_history", "render_validation", "render_guarantee"]
 
 
 def _rel(p: Path) -> str:
@@ -40,21 +44,54 @@ def read_alpha(settings: Settings) -> float:
     return float(st.slider("লক্ষ্য ঝুঁকি α (target risk)", 0.01, 0.5, float(settings.gate.alpha), 0.01, key="cal_alpha"))
 
 
-def render_record(record: CalibrationRecord, path: Path, title: str) -> None:
-    """τ, α, n, R̂, bound, label hash and date of a record."""
+def read_method(settings: Settings) -> tuple[str, float]:
+    """Calibration method (default the settings') and δ (LTT)."""
+    c1, c2 = st.columns(2)
+    methods = ["ltt", "crc"]
+    method = c1.selectbox("পদ্ধতি (method)", methods, index=methods.index(settings.gate.method), key="cal_method",
+                          format_func={"ltt": "LTT — selective risk (প্রকাশিত উত্তরের মধ্যে ভুলের হার)",
+                                       "crc": "CRC — mean loss over questions"}.get)
+    delta = float(c2.slider("δ (LTT)", 0.01, 0.5, float(settings.gate.delta), 0.01, key="cal_delta",
+                            disabled=method != "ltt"))
+    return str(method), delta
+
+
+def _opt(x: float | None, fmt: str = "{:.3f}") -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
+
+
+def render_record(record: CalibrationRecord, path: Path, title: str, settings: Settings | None = None) -> None:
+    """The record in force: τ (3 decimals), α beside the settings' α, δ, n, release rate, selective risk, p."""
     st.markdown(f"#### {title}")
-    c = st.columns(5)
+    c = st.columns(4)
     c[0].metric("τ", fmt_tau(record.tau))
-    c[1].metric("α", f"{record.alpha:.2f}")
-    c[2].metric("n (প্রশ্ন)", record.n)
-    c[3].metric("R̂(τ)", f"{record.empirical_risk:.3f}")
-    c[4].metric("bound", f"{record.bound:.3f}")
+    c[1].metric("α (রেকর্ড · record)", f"{record.alpha:.2f}")
+    if settings is not None:
+        c[2].metric("α (সেটিংস · settings)", f"{settings.gate.alpha:.2f}",
+                    delta=None if math.isclose(settings.gate.alpha, record.alpha) else "≠ record", delta_color="inverse")
+    c[3].metric("পদ্ধতি (method)", record.method.upper())
+    d = st.columns(5)
+    d[0].metric("δ", _opt(record.delta, "{:.2f}"))
+    d[1].metric("n (প্রশ্ন)", record.n)
+    d[2].metric("প্রকাশের হার (release rate)", _opt(record.release_rate))
+    d[3].metric("selective risk", _opt(record.selective_risk))
+    d[4].metric("p-value", _opt(record.p_value))
+    sysinfo = (f" · system {record.system.backend}/{record.system.model or 'extractive'}, scoring "
+               f"`{record.system.scoring_sha256[:8]}`, relevance `{(record.system.relevance_model_sha256 or 'none')[:8]}`"
+               if record.system else " · system: not recorded")
     if Path(path).is_file():
-        st.caption(f"labels sha256 `{record.labels_sha256[:16] or '—'}` · created {record.created} · {_rel(path)}")
+        st.caption(f"labels sha256 `{record.labels_sha256[:16] or '—'}` · created {record.created} · {_rel(path)}{sysinfo}")
     else:
         st.caption(f"কোনো রেকর্ড ফাইল নেই (no record file at {_rel(path)})")
     if record.fail_closed:
         st.warning(f"ট্রাস্ট গেট বন্ধ (fails closed, τ = ∞): {record.note or 'no threshold qualifies'} — কোনো দাবি প্রকাশিত হবে না।")
+
+
+def render_guarantee(record: CalibrationRecord) -> None:
+    """What the record in force guarantees, in Bangla and English (:func:`guarantee_text`)."""
+    bn, en = guarantee_text(record)
+    st.markdown(f"<div class='lc-guarantee'><b>নিশ্চয়তা (guarantee):</b> {bn}<br><span lang='en'>{en}</span></div>",
+                unsafe_allow_html=True)
 
 
 def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None:
@@ -66,11 +103,10 @@ def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None
                     key="cal_curve")
     st.caption(f"লেবেল {labels_count}টি · ব্যবহৃত দাবি {data.n_claims} · প্রশ্ন (রান) {len(data.questions)} · "
                f"শুধু 'unsure' {data.n_unsure} · রান খুঁজে পাওয়া যায়নি {data.n_orphan} · "
-               f"proposed τ̂ = {fmt_tau(rec.tau)}, bound = {rec.bound:.3f} · labels `{rec.labels_sha256[:16]}`")
+               f"{rec.method.upper()} proposed τ̂ = {fmt_tau(rec.tau)}, release rate {_opt(rec.release_rate)}, "
+               f"selective risk {_opt(rec.selective_risk)}, p = {_opt(rec.p_value)} · labels `{rec.labels_sha256[:16]}`")
     if rec.fail_closed:
-        need = math.ceil(1 / alpha - 1 - 1e-9)
-        st.info(f"α = {alpha:.2f}-এ কোনো τ যোগ্য নয় ({rec.note})। অন্তত {need}টি লেবেলকৃত প্রশ্ন (রান) দরকার, এবং "
-                f"সেগুলোর উচ্চ-স্কোরের দাবিগুলো বিশ্বস্ত হতে হবে (B/(n+1) ≤ α needs n ≥ {need}).")
+        st.info(f"α = {alpha:.2f}-এ কোনো τ যোগ্য নয়: {rec.note}")
 
 
 @st.cache_data(max_entries=16, show_spinner="সংরক্ষিত রানগুলো নতুন τ-তে যাচাই হচ্ছে … (re-gating saved runs)")
@@ -83,7 +119,8 @@ def _changes(files: tuple[tuple[str, float], ...], before: str, after: str, grap
 def changes(files: tuple[tuple[str, float], ...], results: list, before: CalibrationRecord,
             after: CalibrationRecord, graph: StatuteGraph) -> list[StatusChange]:
     """:func:`~labourcrew.gate.recalibration.status_changes`, cached per (run files, records, graph):
-    re-gating costs about 10 ms per run and record, so it is not repeated on every rerun."""
+    re-gating costs about 10 ms per run and record, so it is not repeated on every rerun.
+    """
     def key(r: CalibrationRecord) -> str:  # the creation time does not change a decision
         return r.model_copy(update={"created": ""}).model_dump_json()
 
@@ -104,14 +141,27 @@ def render_changes(changes: list[StatusChange]) -> None:
     st.dataframe(rows, hide_index=True)
 
 
-def render_save(proposal: Proposal, current_path: Path) -> bool:
-    """The recompute button; writes a new record and keeps the old one. Returns True when saved."""
-    blocked = proposal.record.fail_closed
+def render_save(proposal: Proposal, current_path: Path, settings: Settings) -> bool:
+    """The recompute button; writes a new record and keeps the old one. Returns True when saved.
+
+    A record at another α than the settings' would make every answer UNDECIDED (the gate loads a
+    record only at the settings' α): saving it needs the confirmation checkbox.
+    """
+    rec = proposal.record
+    blocked = rec.fail_closed
+    confirmed = True
+    if not math.isclose(rec.alpha, settings.gate.alpha, abs_tol=1e-9):
+        st.warning(f"এই রেকর্ডের α = {rec.alpha:.2f}, কিন্তু সেটিংসে α = {settings.gate.alpha:.2f}। সংরক্ষণ করলে ট্রাস্ট "
+                   "গেট বন্ধ হয়ে যাবে: প্রতিটি উত্তর UNDECIDED হবে, যতক্ষণ না LABOURCREW_GATE__ALPHA বদলান বা আগের রেকর্ড "
+                   f"ফিরিয়ে আনেন। (Saving a record at α = {rec.alpha:.2f} while the settings ask α = "
+                   f"{settings.gate.alpha:.2f} switches the gate off: every answer becomes UNDECIDED until the settings' "
+                   "α changes or an earlier record is restored.)")
+        confirmed = st.checkbox("আমি বুঝেছি, তবুও সংরক্ষণ করুন (I understand; save anyway)", key="cal_confirm")
     if st.button("τ পুনর্গণনা করে নতুন রেকর্ড সংরক্ষণ করুন (recompute τ, save a new record)", type="primary",
-                 key="cal_save", disabled=blocked,
+                 key="cal_save", disabled=blocked or not confirmed,
                  help="τ = ∞ হলে সংরক্ষণ বন্ধ: তাতে কোনো দাবি প্রকাশিত হবে না (a fail-closed record is not saved)."
                  if blocked else "নতুন রেকর্ড লেখা হয়; আগেরটি সময়-চিহ্নিত ফাইলে থেকে যায়।"):
-        stamped, archived = save_new_record(proposal.record, current_path)
+        stamped, archived = save_new_record(rec, current_path)
         msg = f"নতুন রেকর্ড সংরক্ষিত: {_rel(stamped)} (current: {_rel(current_path)})"
         if archived:
             msg += f" · আগের রেকর্ড রাখা হয়েছে: {_rel(archived)}"
@@ -124,30 +174,50 @@ def render_save(proposal: Proposal, current_path: Path) -> bool:
     return False
 
 
-def render_history(current_path: Path) -> None:
-    """Every calibration record on disk, newest first."""
+def render_history(current_path: Path, settings: Settings | None = None) -> None:
+    """Every calibration record on disk, newest first, and the rollback to any earlier one."""
     records = history(current_path)
-    st.markdown("#### রেকর্ডের ইতিহাস (record history)")
+    st.markdown("#### রেকর্ডের ইতিহাস ও ফিরিয়ে আনা (record history, rollback)")
     if not records:
         st.caption("কোনো রেকর্ড নেই — ট্রাস্ট গেট বন্ধ থাকে (no record: the gate fails closed).")
         return
-    st.dataframe([{"file": _rel(p), "τ": fmt_tau(r.tau), "α": r.alpha, "n": r.n, "R̂": round(r.empirical_risk, 4),
-                   "bound": round(r.bound, 4), "labels": r.labels_sha256[:12], "created": r.created}
-                  for p, r in records], hide_index=True)
+    st.dataframe([{"file": _rel(p), "method": r.method, "τ": fmt_tau(r.tau), "α": f"{r.alpha:.2f}",
+                   "δ": _opt(r.delta, "{:.2f}"), "n": str(r.n), "release rate": _opt(r.release_rate),
+                   "labels": r.labels_sha256[:12], "created": r.created}
+                  for p, r in records], hide_index=True, key="cal_history")
+    earlier = [(p, r) for p, r in records if Path(p) != Path(current_path)]
+    if not earlier:
+        return
+    names = [_rel(p) for p, _ in earlier]
+    choice = st.selectbox("আগের রেকর্ড ফিরিয়ে আনুন (restore an earlier record)", names, key="cal_restore_pick")
+    path, rec = earlier[names.index(choice)]
+    if settings is not None and not math.isclose(rec.alpha, settings.gate.alpha, abs_tol=1e-9):
+        st.caption(f"সতর্কতা: এই রেকর্ডের α = {rec.alpha:.2f} ≠ সেটিংসের α = {settings.gate.alpha:.2f} — ফিরিয়ে আনলে "
+                   "গেট বন্ধ থাকবে (the gate would fail closed).")
+    if st.button("ফিরিয়ে আনুন (restore)", key="cal_restore"):
+        archived = restore_record(path, current_path)
+        st.session_state["cal_restored"] = f"ফিরিয়ে আনা হয়েছে: {_rel(path)} → {_rel(current_path)}" + (
+            f" · আগেরটি রাখা হয়েছে: {_rel(archived)}" if archived else "")
+        st.rerun()
+    msg = st.session_state.pop("cal_restored", None)
+    if msg:
+        st.success(msg)
 
 
 def render_validation(path: Path) -> None:
-    """``validation.json`` (issue 6) when present."""
+    """``validation.json``: LTT vs CRC vs categorical over random splits, per category."""
     data = load_validation(path)
     st.markdown("#### অভিজ্ঞতামূলক যাচাই (empirical validation)")
     if data is None:
         st.caption(f"{_rel(path)} এখনো নেই (not produced yet).")
         return
-    c = st.columns(3)
-    c[0].metric("splits", data.get("splits", "—"))
-    far_c, far_k = data.get("mean_far_calibrated"), data.get("mean_far_categorical")
-    c[1].metric("FAR calibrated (mean ± sd)",
-                f"{far_c:.3f} ± {data.get('sd_far_calibrated') or 0:.3f}" if isinstance(far_c, (int, float)) else "—")
-    c[2].metric("FAR categorical (mean ± sd)",
-                f"{far_k:.3f} ± {data.get('sd_far_categorical') or 0:.3f}" if isinstance(far_k, (int, float)) else "—")
+    methods = data.get("methods") or {}
+    if methods:
+        st.caption(f"{data.get('splits')} random splits · α = {data.get('alpha')} · δ = {data.get('delta')} · risk: "
+                   f"{data.get('risk', '')}")
+        st.dataframe([{"gate": g, "mean selective risk": _opt(m.get("mean_selective_risk")),
+                       "share of splits > α": _opt(m.get("share_splits_selective_risk_above_alpha")),
+                       "release rate": _opt(m.get("mean_release_rate")),
+                       "fail-closed splits": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
+                      hide_index=True, key="cal_validation")
     st.json(data, expanded=False)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import logging
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from labourcrew.errors import LabourCrewError
-from labourcrew.settings import REPO_ROOT, Settings, available_presets
+from labourcrew.settings import REPO_ROOT, Settings, available_presets, environ
 from labourcrew.ui.resources import current_settings
 
 __all__ = ["PageContext", "page", "guard", "show_error", "redact", "backend_summary", "link", "empty_state", "chart", "NOT_ADVICE"]
@@ -138,7 +137,7 @@ def page(title: str, subtitle: str = "", *, icon: str = "⚖️") -> PageContext
         for path, label in NAV:
             link(path, label)
         st.caption("বাংলাদেশ শ্রম আইন, ২০০৬ — প্রতিটি দাবি আইনের হুবহু পাঠে প্রমাণিত")
-        wanted = os.environ.get("LABOURCREW_PRESET", "offline")
+        wanted = environ("LABOURCREW_PRESET", "offline")
         default = presets.index(wanted) if wanted in presets else 0
         preset = st.selectbox("মডেল প্রিসেট (preset)", presets, index=default, key="lc_preset",
                               format_func=lambda p: _PRESET_NAMES.get(p, p))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import streamlit as st
 
 from labourcrew.gate.labels import LabelStore
 from labourcrew.graph.statute_graph import StatuteGraph, load_graph
-from labourcrew.settings import Settings, load_settings
+from labourcrew.settings import Settings, environ, load_settings
 
 __all__ = [
     "SECRET_NAMES",
@@ -57,7 +56,7 @@ def secret_overrides() -> dict[str, str]:
     except Exception:  # no secrets.toml (FileNotFoundError / StreamlitSecretNotFoundError)
         return out
     for name, override in SECRET_NAMES.items():
-        if os.environ.get("LABOURCREW_" + override.upper()) or override in out or name not in names:
+        if environ("LABOURCREW_" + override.upper()) or override in out or name not in names:
             continue
         value = st.secrets[name]
         if isinstance(value, str) and value.strip():

@@ -1,4 +1,4 @@
-"""Evaluation results -> tidy rows -> plotly figures (issue 5, Evaluation page; issue 6 metrics).
+"""Evaluation results -> tidy rows -> plotly figures (Evaluation page; metrics).
 
 :func:`parse_results` accepts the results JSON of ``python -m labourcrew eval ... --json`` in any of
 these shapes (the first is the documented one; the others keep the page working while the
@@ -38,7 +38,7 @@ __all__ = [
 
 OVERALL = "overall"
 
-# Known metric keys (issue 6) -> label; other numeric keys are shown under their own name.
+# Known metric keys -> label; other numeric keys are shown under their own name.
 METRIC_LABELS: dict[str, str] = {
     "gold_section_recall": "gold-section recall@k",
     "recall_at_k": "recall@k",

@@ -328,11 +328,22 @@ def network_html(
     page = _DEAD_COMMENT.sub("", page)
     legend = _legend_html()
     page = page.replace("<body>", "<body>" + legend, 1)
+    # Drawn inside a hidden tab (the Run inspector's Hop Trace), the canvas starts 0 px wide and
+    # stays blank: redraw and fit whenever the container gets (a new) width.
+    page = page.replace("</body>", _REFIT_JS.replace("HEIGHT", str(height_px)) + "</body>", 1)
     page = page.replace("<head>", "<head><meta charset='utf-8'>"
                         f"<style>*{{box-sizing:border-box}}html,body{{font-family:{FONT_FAMILY};margin:0;"
                         "overflow:hidden}h1{display:none}.card{border:0}#mynetwork{border:1px solid #dadce0;"
                         "float:none}</style>", 1)
     return assert_offline(page)
+
+
+_REFIT_JS = (
+    "<script>(function(){var last=0;function fix(){var el=document.getElementById('mynetwork');"
+    "if(!el||typeof network==='undefined'||!network)return;var w=el.getBoundingClientRect().width;"
+    "if(w>0&&w!==last){last=w;network.setSize('100%','HEIGHTpx');network.redraw();network.fit();}}"
+    "setInterval(fix,300);window.addEventListener('resize',fix);})();</script>"
+)
 
 
 def _legend_html() -> str:

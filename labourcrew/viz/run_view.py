@@ -49,7 +49,7 @@ class Marks(BaseModel):
     spans: dict[str, list[str]] = Field(default_factory=dict, description="Node id -> cited spans.")
 
 
-# Board node -> (phase key, Bangla label) for live progress (issue 5: issue spotting -> planning ->
+# Board node -> (phase key, Bangla label) for live progress (issue spotting -> planning ->
 # retrieval/hops -> counsels -> interpreter -> audit -> gate).
 PHASES: dict[str, tuple[str, str]] = {
     "issue_spotter": ("spotting", "বিষয় চিহ্নিতকরণ (issue spotting)"),

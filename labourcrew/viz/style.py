@@ -24,7 +24,7 @@ __all__ = [
 FONT_FAMILY = "Noto Sans Bengali, Noto Sans, sans-serif"
 """CSS font stack: Bangla first, then a Latin companion of the same design."""
 
-# Release status -> (colour, Bangla headline, plain-Bangla explanation) -- issue 5, Ask page.
+# Release status -> (colour, Bangla headline, plain-Bangla explanation) (Ask page).
 STATUS_STYLE: dict[str, dict[str, str]] = {
     ReleaseStatus.TGLO.value: {
         "colour": "#1b7f3b",

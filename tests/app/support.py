@@ -58,10 +58,15 @@ def write_fixture_calibration(path: Path, tau: float = 0.5) -> None:
 
     Test fixture only (labels_sha256 of nothing); the shipped record comes from real labels.
     """
+    from labourcrew.gate.system import system_of
     from labourcrew.ledger.gate import CalibrationRecord
+    from labourcrew.settings import load_settings
 
+    # Fitted "for" the system the tests run, so the gate does not fail closed on a system mismatch.
     CalibrationRecord(tau=tau, alpha=0.10, n=30, empirical_risk=0.03, bound=0.06, labels_sha256="0" * 64,
-                      created="2026-01-01T00:00:00+00:00", grid_size=30, note=None).save(path)
+                      created="2026-01-01T00:00:00+00:00", grid_size=30, note=None, method="ltt", delta=0.10,
+                      n_releasing=20, release_rate=0.67, selective_risk=0.05, p_value=0.05,
+                      system=system_of(load_settings())).save(path)
 
 
 def make_env(root: Path) -> AppEnv:

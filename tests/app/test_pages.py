@@ -132,29 +132,39 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
     at = app_page("pages/3_Annotate.py").run()
     at.text_input(key="ann_name").input("rahim").run()
     _no_problem(at)
+    assert at.query_params["annotator"] == ["rahim"] or at.query_params["annotator"] == "rahim"  # kept across reloads
     assert any("lc-annot-question" in m.value for m in at.markdown)
     assert any("<mark class='lc-span'>" in m.value for m in at.markdown)
     for _ in range(2):
-        at.radio[0].set_value("faithful").run()
-        at.button(key="ann_save").click().run()
+        at.button(key="lc-key-1").click().run()  # "1" = faithful
         _no_problem(at)
     assert at.success and "faithful" in at.success[0].value
     store = LabelStore(cal.parent / "labels.sqlite")
     rows = store.list(annotator="rahim")
-    assert len(rows) == 2 and all(r.run_id and ":" in r.claim_id for r in rows)
-    # a second annotator on the same claims -> κ is shown
+    assert len(rows) == 2 and all(r.run_id and r.claim_id.startswith("ck1:") for r in rows)
+    # a second annotator on the same claims -> κ and AC1 are shown, every column text (no ArrowTypeError)
     at.text_input(key="ann_name").input("karim").run()
     for _ in range(2):
-        at.radio[0].set_value("faithful").run()
-        at.button(key="ann_save").click().run()
-    kappa_tables = [d.value for d in at.dataframe if "κ" in d.value.columns]
-    assert kappa_tables and int(kappa_tables[0]["shared claims"][0]) >= 1
+        at.button(key="lc-key-1").click().run()  # agrees: the calibration below has a faithful question
+    # karim's queue starts with claims nobody labelled; he also labels one of rahim's
+    store.add(rows[0].claim_id, "karim", "faithful", run_id=rows[0].run_id)
+    at.run()
+    _no_problem(at)
+    kappa = next(d.value for d in at.dataframe if "κ [95% CI]" in d.value.columns)
+    assert int(kappa["shared claims"][0]) >= 1 and "AC1 [95% CI]" in kappa.columns
+    assert all(kappa[c].map(type).eq(str).all() for c in kappa.columns)
 
     at = app_page("pages/4_Calibration.py").run()
     _no_problem(at)
-    assert any("লেবেল 4টি" in c.value for c in at.caption)
+    assert any("লেবেল 5টি" in c.value for c in at.caption)
     assert any(store.labels_sha256()[:16] in c.value for c in at.caption)
+    assert any(m.label.startswith("α (সেটিংস") for m in at.metric)  # the settings' α beside the record's
+    assert any("lc-guarantee" in m.value for m in at.markdown)
+    at.selectbox(key="cal_method").select("crc").run()
     at.slider(key="cal_alpha").set_value(0.5).run()  # n = 1 question: B/(n+1) = 0.5 <= α
+    # α differs from the settings' α: saving is blocked until the user confirms
+    assert at.button(key="cal_save").disabled and any("UNDECIDED" in w.value for w in at.warning)
+    at.checkbox(key="cal_confirm").check().run()
     at.button(key="cal_save").click().run()
     _no_problem(at)
     assert at.success and "trust_gate." in at.success[0].value
@@ -163,9 +173,52 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
     from labourcrew.ledger.gate import CalibrationRecord
 
     new = CalibrationRecord.load(cal)
-    assert new.alpha == 0.5 and new.labels_sha256 == store.labels_sha256() and new.n == 1
+    assert new.alpha == 0.5 and new.labels_sha256 == store.labels_sha256() and new.n == 1 and new.method == "crc"
     history = next(d.value for d in at.dataframe if "file" in d.value.columns)
     assert len(history) == 3
+    # rollback: restore the earlier (fixture) record
+    old = next(n for n in at.selectbox(key="cal_restore_pick").options if "20260101" in n)
+    at.selectbox(key="cal_restore_pick").select(old).run()
+    at.button(key="cal_restore").click().run()
+    _no_problem(at)
+    assert CalibrationRecord.load(cal).alpha == 0.10 and CalibrationRecord.load(cal).tau == 0.5
+    assert len(list(cal.parent.glob("trust_gate*.json"))) == 3  # nothing deleted, nothing lost
+
+
+def test_annotate_shortcuts_guidelines_blind_mode_and_disagreements(app_page, app_env, tmp_path, monkeypatch):
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    (cal.parent / "README.md").write_text("# x\n\n## Labelling protocol\n\nA claim is **faithful** only if\n\n## Next\n",
+                                          encoding="utf-8")
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    _no_problem(at)
+    assert at.text_input(key="ann_name").value == "rahim"  # the name survives a reload (URL)
+    page_html = " ".join(e.proto.body for e in at.get("html"))
+    for key, button in (("1", "lc-key-1"), ("2", "lc-key-2"), ("3", "lc-key-3"), ("ArrowRight", "lc-key-next"),
+                        ("ArrowLeft", "lc-key-prev")):
+        assert f'"{key}": "{button}"' in page_html  # keydown -> button
+        assert at.button(key=button)
+    assert any("<kbd>1</kbd>" in m.value for m in at.markdown)  # cheat-sheet
+    assert any("faithful** only if" in m.value for m in at.markdown)  # guidelines pane with the protocol
+    store = LabelStore(cal.parent / "labels.sqlite")
+    key = next(c for c in at.caption if "key `ck1:" in c.value).value.split("key `")[1].rstrip("`")
+    from labourcrew.gate.annotation_queue import queue_items
+
+    # karim labels every claim, so the queue order (unlabelled first) keeps this claim in front
+    for item in queue_items([load_run(r.run_id, runs_dir=app_env.runs) for r in list_runs(app_env.runs)]):
+        store.add(item.key, "karim", "unfaithful", rationale="karim's reason")
+    at.run()
+    assert not any("karim's reason" in d.value.to_csv() for d in at.dataframe)  # blind by default
+    assert any("blind mode" in c.value for c in at.caption)
+    at.toggle(key="ann_blind").set_value(False).run()
+    assert any("karim's reason" in d.value.to_csv() for d in at.dataframe)
+    at.button(key="lc-key-1").click().run()  # rahim: faithful -> a disagreement with karim
+    at.radio(key="ann_queue").set_value("disputed").run()
+    _no_problem(at)
+    assert any(key in c.value for c in at.caption)  # the disputed claim is in the disagreement queue
 
 
 def test_evaluation_empty_state_and_results(app_page, app_env, tmp_path, monkeypatch):

