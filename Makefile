@@ -39,7 +39,8 @@ run: setup ## set up, then serve the dashboard on http://localhost:8501 (PORT=..
 	@echo "LabourCrew dashboard: http://localhost:$(PORT)"
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
 
-test: sysdeps setup ## set up (browser + Bangla fonts too), then run the test suite
+test: sysdeps setup ## set up (browser + Bangla fonts too), then lint (ruff) and run the test suite
+	$(PY) -m ruff check labourcrew tests pages app.py
 	@rc=0; $(PY) -m pytest -q $(TESTS) $(PYTEST_ARGS) || rc=$$?; \
 	if [ "$$rc" -eq 5 ]; then \
 	  if [ -z "$$(find $(TESTS) -name 'test_*.py' -o -name '*_test.py' 2>/dev/null | head -n 1)" ]; then \

@@ -47,7 +47,7 @@ from labourcrew.errors import ConfigError, InputError
 from labourcrew.ledger.records import Claim, EvidencePack
 from labourcrew.ledger.roles import (
     LANGUAGE_ROLES,
-    AuditInput,
+    AuditBatchInput,
     CounselInput,
     InterpreterInput,
     Role,
@@ -96,7 +96,7 @@ ROLE_INPUTS: dict[Role, type[BaseModel]] = {
     Role.WORKER_COUNSEL: CounselInput,
     Role.EMPLOYER_COUNSEL: CounselInput,
     Role.LEGAL_INTERPRETER: InterpreterInput,
-    Role.TRUST_AUDITOR: AuditInput,
+    Role.TRUST_AUDITOR: AuditBatchInput,  # every claim of a round; one claim for the per-claim fallback
 }
 
 
@@ -321,7 +321,7 @@ def render_value(value: Any) -> str:
     if isinstance(value, Mapping):
         if not value:
             return EMPTY
-        # node_id -> verbatim text (AuditInput.cited_texts) reads best as unit blocks.
+        # node_id -> verbatim text (AuditBatchInput.cited_texts) reads best as unit blocks.
         return "\n\n".join(f"[{k}]\n{_defang(str(v))}" for k, v in value.items())
     if isinstance(value, list | tuple):
         if not value:

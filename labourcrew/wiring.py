@@ -40,7 +40,9 @@ ONLINE_RETRY_S = 0.5
 OFFLINE_RETRY_S = 0.01
 
 
-def make_backend(settings: Settings, graph: StatuteGraph, *, base: RoleBackend | None = None) -> RoleBackend:
+def make_backend(
+    settings: Settings, graph: StatuteGraph, *, base: RoleBackend | None = None, chat_model_factory=None
+) -> RoleBackend:
     """The model backend named by ``settings.board.backend``, with fault injection when asked.
 
     Args:
@@ -48,6 +50,8 @@ def make_backend(settings: Settings, graph: StatuteGraph, *, base: RoleBackend |
             ``llm`` group, ``offline`` tuning).
         graph: the StatuteGraph (the extractive engine reads it).
         base: an already built backend to wrap instead of building one (eval reuses one engine).
+        chat_model_factory: ``role -> LangChain chat model`` for the ``openai`` backend (tests: a
+            scripted fake chat model); default: ``ChatOpenAI`` clients from ``settings.llm``.
 
     Raises:
         ConfigError: the ``openai`` backend is misconfigured (bad base URL, missing model).
@@ -62,7 +66,7 @@ def make_backend(settings: Settings, graph: StatuteGraph, *, base: RoleBackend |
         elif name == "openai":
             from labourcrew.llm.openai_backend import OpenAIBackend
 
-            backend = OpenAIBackend(settings.llm)
+            backend = OpenAIBackend(settings.llm, chat_model_factory=chat_model_factory)
         else:  # pragma: no cover -- settings validation forbids it
             raise ConfigError(f"unknown backend {name!r}")
     if settings.board.fault_rate > 0:

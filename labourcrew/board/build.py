@@ -6,8 +6,11 @@ compiles it; nothing is compiled at import time. Topology::
     START -> issue_spotter -> retrieval_planner -> statute_retriever -> link_hopper
     link_hopper -> worker_counsel  ||  link_hopper -> employer_counsel      (parallel fan-out)
     worker_counsel, employer_counsel -> supervisor                          (fan-in)
-    supervisor -> worker_counsel + employer_counsel   (rebuttal round)
-               |  legal_interpreter -> citation_checker -> trust_auditor x N (Send) -> supervisor
+    supervisor -> worker_counsel + employer_counsel   (a rebuttal round)
+               |  worker_counsel + employer_counsel + legal_interpreter     (the last rebuttal round,
+                      -> citation_checker                                    interpreter beside it)
+               |  legal_interpreter -> citation_checker
+    citation_checker -> trust_auditor (one Send per round: all claims, one call) -> supervisor
                |  retrieval_planner                   (re-entry, at most max_retrieval_rounds)
                |  trust_gate -> END                   (composition)
 
@@ -40,7 +43,13 @@ from labourcrew.board.roles import (
     trust_gate,
     worker_counsel,
 )
-from labourcrew.board.routing import SUPERVISOR_TARGETS, route_audits, route_supervisor
+from labourcrew.board.routing import (
+    COUNSEL_TARGETS,
+    SUPERVISOR_TARGETS,
+    route_audits,
+    route_counsel,
+    route_supervisor,
+)
 from labourcrew.board.state import CaseLedger
 from labourcrew.board.supervisor import failure_recorder, supervisor
 from labourcrew.errors import LabourCrewError
@@ -170,8 +179,8 @@ def build_board(settings: Settings, deps: BoardDeps) -> Board:
     g.add_edge(Role.STATUTE_RETRIEVER.value, Role.LINK_HOPPER.value)
     g.add_edge(Role.LINK_HOPPER.value, Role.WORKER_COUNSEL.value)
     g.add_edge(Role.LINK_HOPPER.value, Role.EMPLOYER_COUNSEL.value)
-    g.add_edge(Role.WORKER_COUNSEL.value, Role.SUPERVISOR.value)
-    g.add_edge(Role.EMPLOYER_COUNSEL.value, Role.SUPERVISOR.value)
+    g.add_conditional_edges(Role.WORKER_COUNSEL.value, route_counsel, COUNSEL_TARGETS)
+    g.add_conditional_edges(Role.EMPLOYER_COUNSEL.value, route_counsel, COUNSEL_TARGETS)
     g.add_conditional_edges(Role.SUPERVISOR.value, route_supervisor, SUPERVISOR_TARGETS)
     g.add_edge(Role.LEGAL_INTERPRETER.value, Role.CITATION_CHECKER.value)
     g.add_conditional_edges(Role.CITATION_CHECKER.value, route_audits, [Role.TRUST_AUDITOR.value, Role.SUPERVISOR.value])

@@ -38,7 +38,8 @@ logger = logging.getLogger(__name__)
 @runtime_checkable
 class RetrievalPort(Protocol):
     """The retrieval stages the board runs as separate roles (implemented by
-    :class:`~labourcrew.retrieval.pipeline.Retriever`, the one Evidence Pack assembly)."""
+    :class:`~labourcrew.retrieval.pipeline.Retriever`, the one Evidence Pack assembly).
+    """
 
     graph: StatuteGraph
 

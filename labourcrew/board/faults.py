@@ -29,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import InputError, TransientRoleError
 from labourcrew.ledger.roles import (
+    AuditBatchInput,
+    AuditBatchOutput,
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -162,6 +164,12 @@ class FaultInjectingBackend:
         if kind is not None:
             return self._fail("audit", kind), self._usage()  # type: ignore[return-value]
         return self.inner.audit(inp)
+
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        kind = self._draw("audit_batch", inp)
+        if kind is not None:
+            return self._fail("audit_batch", kind), self._usage()  # type: ignore[return-value]
+        return self.inner.audit_batch(inp)
 
     def counts(self) -> dict[str, int]:
         """Injected faults per kind (and ``calls``: all calls seen)."""

@@ -32,7 +32,7 @@ from labourcrew.audit.skeptic import skeptic_report
 from labourcrew.board.deps import BoardDeps
 from labourcrew.board.state import CaseLedger, aggregate_status
 from labourcrew.deliberation.eep import LedgerView, make_claims
-from labourcrew.errors import TransientRoleError
+from labourcrew.errors import RoleError, TransientRoleError
 from labourcrew.gate.clarify import qualifiers_of, ruled_out, stated_facts
 from labourcrew.gate.opinion_writer import write_opinion
 from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue, question_parts
@@ -46,7 +46,8 @@ from labourcrew.ledger.records import (
 )
 from labourcrew.ledger.retrieval import IssueSpotting, PlannerRequest
 from labourcrew.ledger.roles import (
-    AuditInput,
+    AuditBatchInput,
+    AuditBatchOutput,
     AuditOutput,
     CallUsage,
     CounselInput,
@@ -55,6 +56,7 @@ from labourcrew.ledger.roles import (
     InterpreterOutput,
     ProposedClaim,
     Role,
+    batch_problems,
 )
 from labourcrew.ledger.run import RoleCall
 from labourcrew.retrieval.planner import make_plan, plan_from_request
@@ -66,6 +68,7 @@ __all__ = [
     "DETERMINISTIC",
     "BoardContext",
     "AuditTask",
+    "MALFORMED_KINDS",
     "issue_spotter",
     "retrieval_planner",
     "statute_retriever",
@@ -101,12 +104,19 @@ class BoardContext:
 
 
 class AuditTask(TypedDict):
-    """Input of one per-claim Trust Auditor task (sent by :func:`~labourcrew.board.routing.route_audits`)."""
+    """Input of the Trust Auditor task of one round: every claim still lacking a finding (sent by
+    :func:`~labourcrew.board.routing.route_audits`).
+    """
 
-    claim: Claim
+    claims: list[Claim]
     question: str
     cited_texts: dict[str, str]
     retrieval_round: int
+
+
+MALFORMED_KINDS = frozenset({"malformed_json", "schema_violation", "truncated", "empty_output"})
+"""Error kinds (``exc.kind`` of a backend's role error) that mean the model answered, but not with
+a usable batch reply: the Trust Auditor then falls back to one call per claim."""
 
 
 # ---------------------------------------------------------------- plumbing
@@ -201,6 +211,8 @@ def stage_of(role: Role, state: CaseLedger) -> str:
         return f"counsel@r{r}d{state.get('deliberation_round', 0)}"
     if role == Role.TRUST_AUDITOR:
         return f"audit@r{r}"
+    if role == Role.LEGAL_INTERPRETER and state.get("next_step") == "rebut":  # beside the last rebuttal
+        return f"counsel@r{r}d{state.get('deliberation_round', 0)}"
     return f"{role.value}@r{r}"
 
 
@@ -343,7 +355,8 @@ def retrieval_planner(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict
     with _attempt(Role.RETRIEVAL_PLANNER, runtime) as att:
         request = _planner_request(state)
         if request is not None and (request.seeds or request.queries):
-            plan = plan_from_request(request, ctx.settings)
+            # The rerank scores re-entry units against the user's question, not the auditor's seeds.
+            plan = plan_from_request(request, ctx.settings).model_copy(update={"question": state["question"]})
         else:
             plan = make_plan(state["spotting"], ctx.settings, graph=ctx.deps.graph, version=state["version"])
         return {"plan": plan, "role_calls": [att.call(stage_of(Role.RETRIEVAL_PLANNER, state), state.get("retrieval_round", 0))]}
@@ -487,25 +500,85 @@ def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str]) -> Tru
     )
 
 
-def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, Any]:
-    """Trust Auditor (paper §3.5), one task per claim (tasks run concurrently): verdict
-    SUPPORT/REFUTE/NEI against the cited spans, category, direction, typed skeptic checks, and a
-    structured retrieval request when evidence is missing.
+def _batch_reply(result: Any, inp: AuditBatchInput) -> tuple[dict[str, AuditOutput] | None, CallUsage | None, str]:
+    """Validate a batch reply: ``(verdicts by claim id, usage, "")`` or ``(None, usage, why)``."""
+    if not (isinstance(result, tuple) and len(result) == 2):
+        return None, None, "expected (output, usage)"
+    out, usage = result
+    if not isinstance(usage, CallUsage):
+        usage = CallUsage(backend=str(getattr(usage, "backend", "unknown")))
+    try:
+        batch = _expect(out, AuditBatchOutput, Role.TRUST_AUDITOR)
+    except TransientRoleError as exc:
+        return None, usage, str(exc)
+    problems = batch_problems(inp, batch)
+    if problems:
+        return None, usage, "; ".join(problems)
+    return batch.by_claim(), usage, ""
 
-    Reads (task): ``claim``, ``question``, ``cited_texts``. Writes: ``findings``,
-    ``retrieval_requests``, ``role_calls``.
+
+def _sum_usage(usages: list[CallUsage]) -> CallUsage:
+    backends = list(dict.fromkeys(u.backend for u in usages))
+    return CallUsage(
+        backend=", ".join(backends) or DETERMINISTIC,
+        tokens_in=sum(u.tokens_in for u in usages),
+        tokens_out=sum(u.tokens_out for u in usages),
+        cost_usd=sum(u.cost_usd for u in usages),
+        llm_calls=sum(u.llm_calls for u in usages),
+    )
+
+
+def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, Any]:
+    """Trust Auditor (paper §3.5), one task per round: every claim of the round in **one** backend
+    call (``audit_batch``): per claim a verdict SUPPORT/REFUTE/NEI against the cited spans,
+    category, direction, typed skeptic checks, and a structured retrieval request when evidence is
+    missing.
+
+    The reply must hold exactly one verdict per claim id (a missing, extra or repeated id, raw
+    text, a schema violation or a truncated reply makes it malformed); only then does the auditor
+    fall back to one ``audit`` call per claim (recorded as the call's ``fallback``). Any other error
+    propagates to the ``RetryPolicy`` and, once retries are exhausted, the failure recorder counts
+    every claim of the round as NEI.
+
+    Reads (task): ``claims``, ``question``, ``cited_texts``. Writes: ``findings``,
+    ``retrieval_requests``, ``role_calls`` (one call per round).
     """
     ctx = _ctx(runtime)
     with _attempt(Role.TRUST_AUDITOR, runtime) as att:
-        claim = task["claim"]
-        inp = AuditInput(question=task["question"], claim=claim, cited_texts=task["cited_texts"])
-        out, usage = _unpack(ctx.deps.backend.audit(inp), AuditOutput, Role.TRUST_AUDITOR)
-        finding = _finding(claim, out, task["cited_texts"])
+        claims = list(task["claims"])
+        inp = AuditBatchInput(question=task["question"], claims=claims, cited_texts=task["cited_texts"])
+        backend = ctx.deps.backend
+        usages: list[CallUsage] = []
+        fallback: str | None = None
+        try:
+            outs, usage, why = _batch_reply(backend.audit_batch(inp), inp)
+        except RoleError as exc:
+            if getattr(exc, "kind", None) not in MALFORMED_KINDS:
+                raise
+            # The model answered (one call made) but not with a parseable batch.
+            outs, usage, why = None, CallUsage(backend=backend.name, llm_calls=1), str(exc)
+        if usage is not None:
+            usages.append(usage)
+        if outs is None:
+            logger.info("trust auditor: batch reply malformed (%s); auditing claim by claim", why)
+            fallback = f"one call per claim (batch reply malformed: {why[:160]})"
+            outs = {}
+            for claim in claims:
+                out, one = _unpack(backend.audit(inp.single(claim)), AuditOutput, Role.TRUST_AUDITOR)
+                outs[claim.claim_id] = out
+                usages.append(one)
+        findings: dict[str, TrustFinding] = {}
+        requests = []
+        for claim in claims:
+            out = outs[claim.claim_id]
+            findings[claim.claim_id] = _finding(claim, out, inp.single(claim).cited_texts)
+            if out.retrieval_request is not None:
+                requests.append(out.retrieval_request)
         r = task["retrieval_round"]
         return {
-            "findings": {claim.claim_id: finding},
-            "retrieval_requests": [out.retrieval_request] if out.retrieval_request is not None else [],
-            "role_calls": [att.call(f"audit@r{r}", r, usage, claim_id=claim.claim_id)],
+            "findings": findings,
+            "retrieval_requests": requests,
+            "role_calls": [att.call(f"audit@r{r}", r, _sum_usage(usages), fallback=fallback)],
         }
 
 
@@ -562,10 +635,14 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
 
 
 
-def cited_texts(claim: Claim, pack: EvidencePack) -> dict[str, str]:
-    """Node id -> verbatim unit text of each node the claim cites that is on the pack."""
+def cited_texts(claims: Claim | list[Claim], pack: EvidencePack) -> dict[str, str]:
+    """Node id -> verbatim unit text of each node the claim(s) cite that is on the pack (each node
+    once, in order of first citation).
+    """
     items = pack.by_id()
-    return {n: items[n].text for n in claim.cited_node_ids() if n in items}
+    claims = [claims] if isinstance(claims, Claim) else claims
+    nodes = dict.fromkeys(n for c in claims for n in c.cited_node_ids())
+    return {n: items[n].text for n in nodes if n in items}
 
 
 def validate_inputs(question: object, version: str, deps: BoardDeps) -> tuple[str, str]:

@@ -2,8 +2,8 @@
 
 :class:`CaseLedger` is a ``TypedDict`` whose values are pydantic records of
 :mod:`labourcrew.ledger.records` (and a few defined here). Every key written by more than one node
--- Worker and Employer Counsel run in parallel, per-claim audits run in parallel, every role reports
-its status -- has a **named reducer** (``Annotated[..., reducer]``); the others are written by
+-- Worker and Employer Counsel run in parallel, the Legal Interpreter beside the last rebuttal round,
+every role reports its status -- has a **named reducer** (``Annotated[..., reducer]``); the others are written by
 exactly one role and use LangGraph's last-value channel.
 
 =====================  ==================================  ===========================================
@@ -30,7 +30,7 @@ section_ids            issue_spotter                       --
 claims                 worker/employer counsel, interp.    :func:`add_claims`
 rejected_by_eep        worker/employer counsel, interp.    :func:`add_rejected`
 citation_checks        citation_checker                    :func:`merge_by_claim`
-findings               trust_auditor (one task per claim)  :func:`merge_by_claim`
+findings               trust_auditor (one task per round)  :func:`merge_by_claim`
 retrieval_requests     trust_auditor                       :func:`add_requests`
 role_calls             every role + failure recorder       :func:`add_role_calls`
 interpreter_notes      legal_interpreter                   --
@@ -89,9 +89,12 @@ def _better(a: EvidenceItem, b: EvidenceItem) -> EvidenceItem:
     key_b = (b.hop_depth, -b.provenance, -b.score)
     best, other = (a, b) if key_a <= key_b else (b, a)
     channels = list(dict.fromkeys([*best.channels, *other.channels]))
+    update: dict = {}
     if channels != best.channels:
-        best = best.model_copy(update={"channels": channels})
-    return best
+        update["channels"] = channels
+    if best.relevance is None and other.relevance is not None:  # keep the learned score either way
+        update["relevance"] = other.relevance
+    return best.model_copy(update=update) if update else best
 
 
 def merge_packs(left: EvidencePack | None, right: EvidencePack | None) -> EvidencePack:
@@ -153,7 +156,7 @@ _R = TypeVar("_R", ClaimCheck, TrustFinding)
 def merge_by_claim(left: Mapping[str, _R] | None, right: Mapping[str, _R] | None) -> dict[str, _R]:
     """Reducer of ``findings`` and ``citation_checks``: dict union, a newer entry replaces an older.
 
-    Parallel per-claim audits write disjoint keys; a re-audit after a retrieval round replaces the
+    An audit round writes the claims it audited; a re-audit after a retrieval round replaces the
     claim's earlier finding.
     """
     out = dict(left or {})
@@ -236,7 +239,8 @@ def aggregate_status(calls: Iterable[RoleCall]) -> dict[str, RoleStatus]:
 class NextStep(StrEnum):
     """The Supervisor's routing decision (paper §3.1), read by :func:`~labourcrew.board.routing.route_supervisor`."""
 
-    DELIBERATE = "deliberate"  # a rebuttal round: both counsels again
+    DELIBERATE = "deliberate"  # a rebuttal round: both counsels again (not the last one)
+    REBUT = "rebut"  # the last rebuttal round, with the Legal Interpreter beside it, then the audits
     INTERPRET = "interpret"  # the Legal Interpreter, then the audits
     RETRIEVE = "retrieve"  # re-enter retrieval with the auditors' requests
     COMPOSE = "compose"  # the Trust Gate composes the answer

@@ -6,7 +6,9 @@ Two jobs:
 
    * after a counsel round (phase ``deliberation``): run the rebuttal round (each counsel sees the
      other's claims and may challenge one) when fewer than ``settings.board.max_deliberation_rounds`` rounds
-     ran, no counsel failed and both sides made claims; otherwise go to the Legal Interpreter;
+     ran, no counsel failed and both sides made claims -- the last rebuttal round runs with the Legal
+     Interpreter beside it (it reads the opening claims) and goes on to the Citation Checker;
+     otherwise go to the Legal Interpreter;
    * after the audits (phase ``audit``): record contradictions between claims
      (:func:`~labourcrew.audit.skeptic.claim_conflicts`); when the Trust Auditor asked for evidence that is not on
      the pack yet and fewer than ``settings.board.max_retrieval_rounds`` re-entries happened,
@@ -30,10 +32,11 @@ Two jobs:
    retrieval_planner       no new retrieval this round                 both counsels
    statute_retriever       no new units this round                     both counsels
    link_hopper             direct hits without hops                    both counsels
-   worker/employer c.      none (the other side argues alone)          supervisor
+   worker/employer c.      none (the other side argues alone)          supervisor (citation_checker
+                                                                       after the last rebuttal)
    legal_interpreter       none (no governing-rule claim)              citation_checker
    citation_checker        none (the gate re-checks anyway)            supervisor
-   trust_auditor (claim)   none (the claim counts as NEI)              supervisor
+   trust_auditor (round)   none (every claim of the round is NEI)      supervisor
    supervisor              none                                        trust_gate
    trust_gate              UNDECIDED, fixed notice                     end
    ======================  =========================================  =========================
@@ -90,7 +93,8 @@ def actionable_requests(
     requests: Sequence[RetrievalRequest], pack: EvidencePack, graph: StatuteGraph
 ) -> list[RetrievalRequest]:
     """Requests that could add evidence: a seed with a neighbour (along the requested edges) not on
-    the pack yet, or a text query. Seeds without such neighbours are dropped from the request."""
+    the pack yet, or a text query. Seeds without such neighbours are dropped from the request.
+    """
     on_pack = pack.node_ids()
     out: list[RetrievalRequest] = []
     for req in requests:
@@ -108,7 +112,8 @@ def actionable_requests(
 
 def merge_requests(requests: Sequence[RetrievalRequest]) -> RetrievalRequest:
     """One request covering several: seeds, edges and queries unioned (in order), the largest hop
-    budget, reasons joined."""
+    budget, reasons joined.
+    """
     seeds = list(dict.fromkeys(s for r in requests for s in r.seeds))
     edges = list(dict.fromkeys(e for r in requests for e in r.edge_types))
     queries = list(dict.fromkeys(q for r in requests for q in r.queries))
@@ -146,7 +151,11 @@ def supervise(
         sides = {c.side for c in state.get("claims") or []}
         both = Side.WORKER in sides and Side.EMPLOYER in sides
         if done < max_deliberation_rounds and both and not _counsel_failed(state):
-            return {"next_step": NextStep.DELIBERATE, "deliberation_round": done}
+            if done + 1 < max_deliberation_rounds:
+                return {"next_step": NextStep.DELIBERATE, "deliberation_round": done}
+            # The last rebuttal: the Legal Interpreter runs beside it (on the opening claims), then
+            # the audits -- one sequential model call fewer.
+            return {"next_step": NextStep.REBUT, "phase": "audit", "deliberation_round": done}
         return {"next_step": NextStep.INTERPRET, "phase": "audit", "deliberation_round": done}
     requests = list(state.get("retrieval_requests") or [])
     new = requests[state.get("requests_consumed", 0):]
@@ -220,13 +229,19 @@ def _gate_fallback(state: dict, ctx: BoardContext, exc: BaseException) -> dict[s
     }
 
 
+def _after_counsel(state: dict) -> str:
+    from labourcrew.board.routing import route_counsel
+
+    return route_counsel(state)  # type: ignore[arg-type]
+
+
 FALLBACKS: dict[Role, tuple[Fallback | None, str | None, Goto]] = {
     Role.ISSUE_SPOTTER: (_spotter_fallback, "rule-based issue spotter", Role.RETRIEVAL_PLANNER.value),
     Role.RETRIEVAL_PLANNER: (None, "no new retrieval this round", COUNSELS),
     Role.STATUTE_RETRIEVER: (None, "no new units this round", COUNSELS),
     Role.LINK_HOPPER: (_hopper_fallback, "direct hits without hops", COUNSELS),
-    Role.WORKER_COUNSEL: (None, None, Role.SUPERVISOR.value),
-    Role.EMPLOYER_COUNSEL: (None, None, Role.SUPERVISOR.value),
+    Role.WORKER_COUNSEL: (None, None, _after_counsel),
+    Role.EMPLOYER_COUNSEL: (None, None, _after_counsel),
     Role.LEGAL_INTERPRETER: (None, None, Role.CITATION_CHECKER.value),
     Role.CITATION_CHECKER: (None, "the gate re-checks citations", Role.SUPERVISOR.value),
     Role.TRUST_AUDITOR: (None, "claim counts as NEI", Role.SUPERVISOR.value),
@@ -256,7 +271,6 @@ def failure_recorder(role: Role) -> Callable[..., Command]:
         backend = ctx.deps.backend.name if role in LANGUAGE_ROLES else DETERMINISTIC
         r = int(state.get("retrieval_round", 0) or 0)
         stage = f"audit@r{r}" if role == Role.TRUST_AUDITOR else stage_of(role, state)  # type: ignore[arg-type]
-        claim = state.get("claim") if role == Role.TRUST_AUDITOR else None
         status = RoleStatus(
             role=role.value,
             status="failed",
@@ -266,15 +280,21 @@ def failure_recorder(role: Role) -> Callable[..., Command]:
             backend=backend,
         )
         logger.warning("role %s failed after %d attempt(s): %s", role.value, attempt, status.error)
+        # A failed audit task is recorded once per claim of the round (each counts as NEI); the
+        # task's latency is reported on the first record only.
+        claim_ids: list[str | None] = [None]
+        if role == Role.TRUST_AUDITOR:
+            claim_ids = [c.claim_id for c in state.get("claims") or []] or [None]
         update: dict[str, Any] = {
             "role_calls": [
                 RoleCall(
-                    status=status,
+                    status=status if k == 0 else status.model_copy(update={"latency_ms": 0.0}),
                     stage=stage,
                     retrieval_round=r,
-                    claim_id=getattr(claim, "claim_id", None),
+                    claim_id=cid,
                     fallback=label,
                 )
+                for k, cid in enumerate(claim_ids)
             ]
         }
         if fallback is not None:

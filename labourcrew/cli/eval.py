@@ -356,8 +356,8 @@ def cmd_train(a: argparse.Namespace) -> int:
     from labourcrew.eval.train_relevance import train
     from labourcrew.graph.statute_graph import load_graph
     from labourcrew.relevance.model import RelevanceScorer
-    from labourcrew.retrieval.thesaurus import load_thesaurus
     from labourcrew.retrieval.embed_cache import CachedEncoder
+    from labourcrew.retrieval.thesaurus import load_thesaurus
     from labourcrew.settings import load_settings
     from labourcrew.wiring import make_retrieval
 

@@ -142,7 +142,7 @@ def _print_result(res) -> None:
 
 
 def cmd_retrieve(a: argparse.Namespace) -> int:
-    from labourcrew.retrieval.pipeline import Retriever, validate_question
+    from labourcrew.retrieval.pipeline import validate_question
 
     _quiet_milvus()
     if bool(a.question) == bool(a.batch):

@@ -55,8 +55,11 @@ from labourcrew.audit.skeptic import (
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import Claim, EvidenceItem, Side, Verdict
 from labourcrew.ledger.roles import (
+    AuditBatchInput,
+    AuditBatchOutput,
     AuditInput,
     AuditOutput,
+    AuditVerdict,
     CallUsage,
     CounselInput,
     CounselOutput,
@@ -384,7 +387,8 @@ class OfflineBackend:
 
     def _spans(self, question: str, issues: Sequence[str], items: Sequence[EvidenceItem]) -> list[Span]:
         """Scored candidate spans of every pack unit that clears the relevance floor (memoised:
-        the counsels and the interpreter of one run score the same pack)."""
+        the counsels and the interpreter of one run score the same pack).
+        """
         key = (question, tuple(issues), tuple((i.node_id, i.provenance, i.relevance, i.level, i.text) for i in items))
         with self._lock:
             hit = self._span_cache.get(key)
@@ -589,6 +593,13 @@ class OfflineBackend:
             ),
             self._usage(),
         )
+
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        """Trust Auditor on all claims of a round: :meth:`audit` on each claim, in input order."""
+        verdicts = [
+            AuditVerdict(claim_id=c.claim_id, **self.audit(inp.single(c))[0].model_dump()) for c in inp.claims
+        ]
+        return AuditBatchOutput(verdicts=verdicts), self._usage()
 
     def _retrieval_request(self, claim: Claim) -> RetrievalRequest | None:
         seeds = []

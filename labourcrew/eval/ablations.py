@@ -9,7 +9,7 @@ realised without touching the board's code, in one of three ways:
    (:class:`~labourcrew.board.deps.BoardDeps`), so :class:`VariantRetrieval` (channels, hop depth,
    no planner), :class:`ChunkRetrieval` (other chunkings) and :class:`NoReentryBackend` (no
    Supervisor re-entry) wrap the real ones;
-3. **post-hoc, over the same runs** (pure functions of a saved run): :func:`regate` re-decides the
+3. **post-hoc, over the same runs** (pure functions of a saved run): :func:`labourcrew.gate.recalibration.regate_with_checks` re-decides the
    Trust Gate without the Citation Checker and/or the Trust Auditor; ``halt_on_failure`` turns any
    irrecoverable role failure into a halted run (*no supervision*). Such configurations share the
    board runs of the configuration with the same run signature (:meth:`EvalConfig.signature`).
@@ -42,7 +42,7 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,17 +52,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from labourcrew.board.deps import RetrievalPort
 from labourcrew.errors import InputError
 from labourcrew.eval.adapter import UnitFacts
-from labourcrew.gate.trust_gate import coverage, primary_issue
 from labourcrew.graph.statute_graph import StatuteGraph, check_version
 from labourcrew.ledger.records import (
-    Claim,
     EvidenceItem,
     EvidencePack,
-    EvidenceRef,
-    Verdict,
 )
 from labourcrew.ledger.retrieval import RetrievalPlan
 from labourcrew.ledger.roles import (
+    AuditBatchInput,
+    AuditBatchOutput,
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -90,7 +88,6 @@ __all__ = [
     "ChunkRetrieval",
     "Chunk",
     "NoReentryBackend",
-    "regate",
 ]
 
 logger = logging.getLogger(__name__)
@@ -146,7 +143,8 @@ class EvalConfig(BaseModel):
     def signature(self) -> dict[str, Any]:
         """What determines the runs besides the settings (post-hoc fields and the overrides, which
         the settings hash covers, excluded): configurations with equal signatures and equal
-        effective settings share their runs."""
+        effective settings share their runs.
+        """
         return self.model_dump(
             mode="json",
             include={"runner", "channels", "hops", "planner", "chunking", "reentry", "faults"},
@@ -598,7 +596,8 @@ class ChunkRetrieval:
 
 class NoReentryBackend:
     """Wraps a backend and drops the Trust Auditor's retrieval requests, so the Supervisor never
-    re-enters retrieval (the orchestration ablations without re-entry)."""
+    re-enters retrieval (the orchestration ablations without re-entry).
+    """
 
     def __init__(self, inner: RoleBackend):
         self.inner = inner
@@ -626,83 +625,16 @@ class NoReentryBackend:
             out = out.model_copy(update={"retrieval_request": None})
         return out, usage
 
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        out, usage = self.inner.audit_batch(inp)
+        if isinstance(out, AuditBatchOutput):
+            out = AuditBatchOutput(
+                verdicts=[v.model_copy(update={"retrieval_request": None}) for v in out.verdicts]
+            )
+        return out, usage
+
 
 # ---------------------------------------------------------------- post-hoc gate
-
-
-def _context(graph: StatuteGraph, node_id: str) -> str:
-    return graph.section_context(node_id)
-
-
-def regate(
-    result: Any,
-    graph: StatuteGraph,
-    *,
-    checker: bool = True,
-    auditor: bool = True,
-    keep_acceptance: bool = False,
-    context_of: Callable[[str], str] | None = None,
-) -> tuple[dict[str, bool], str, float]:
-    """Re-decide the categorical Trust Gate of a saved run with checks switched off.
-
-    A claim is released when the question has no premise error and (with ``checker``) every
-    citation verified and (with ``auditor``) the auditor's verdict is SUPPORT. The status then
-    follows the gate's definitions (:mod:`labourcrew.gate.trust_gate`): UNDECIDED without released
-    claims; DEGRADED when a role failed or the released claims miss the primary issue; else TGLO.
-    With both checks on this reproduces the run's own categorical decision.
-
-    Args:
-        result: a :class:`~labourcrew.board.run.AskResult`.
-        graph: the StatuteGraph (coverage context).
-        keep_acceptance: keep the run's own released claims and only recompute coverage and
-            status (chunking ablations, whose chunk ids the gate cannot look up in the graph).
-        context_of: node id -> section text for the coverage check (default: the graph's).
-
-    Returns:
-        ``(claim id -> released, status, coverage share)``.
-    """
-    from labourcrew.ledger.retrieval import IssueSpotting
-    from labourcrew.retrieval.exact import resolve_label
-
-    accepted: dict[str, bool] = {}
-    for c in result.claims:
-        if keep_acceptance:
-            accepted[c.claim_id] = c.accepted
-            continue
-        ok = not result.premise_errors
-        if checker:
-            ok = ok and all(e.verified for e in c.evidence)
-        if auditor:
-            ok = ok and c.verdict == Verdict.SUPPORT
-        accepted[c.claim_id] = ok
-    released = [
-        Claim(
-            claim_id=c.claim_id,
-            side=c.side,
-            text=c.text,
-            evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence],
-            confidence=c.trust_components.confidence,
-            challenge_to=c.challenge_to,
-            round=c.round,
-        )
-        for c in result.claims
-        if accepted[c.claim_id]
-    ]
-    spotting = IssueSpotting.model_validate(result.spotting) if result.spotting else None
-    labels = spotting.section_labels if spotting else []
-    section_ids = list(
-        dict.fromkeys(n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n)
-    )
-    primary = primary_issue(spotting, section_ids, result.question)
-    cov = coverage(primary, released, context_of or (lambda n: _context(graph, n)))
-    failed = [r for r, s in result.role_status.items() if s.get("status") == "failed"]
-    if not released:
-        status = "UNDECIDED"
-    elif failed or not cov.covered:
-        status = "DEGRADED"
-    else:
-        status = "TGLO"
-    return accepted, status, cov.share
 
 
 def config_hash(config: EvalConfig) -> str:

@@ -47,7 +47,8 @@ class UnitFacts:
 
 def verbatim(span: str, text: str) -> bool:
     """The Citation Checker's rule: the normalised span occurs in the normalised text and is at
-    least :data:`~labourcrew.audit.citation_checker.MIN_SPAN_CHARS` long (or the whole text)."""
+    least :data:`~labourcrew.audit.citation_checker.MIN_SPAN_CHARS` long (or the whole text).
+    """
     s, t = normalize(span), normalize(text)
     if not s or s not in t:
         return False
@@ -196,7 +197,8 @@ def from_ask_result(
 
 def from_baseline(result: BaselineResult, item: DevItem, config: str, resolver: UnitResolver) -> EvalRun:
     """Reduce a baseline's output to an :class:`EvalRun` (no gate: every stated claim is in the
-    answer; the Citation Checker's verdict is computed against the baseline's ledger pack)."""
+    answer; the Citation Checker's verdict is computed against the baseline's ledger pack).
+    """
     ledger = {i.node_id: i for i in result.pack.items}
     claims = []
     for c in result.claims:

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from labourcrew.eval.ablations import get_config, regate
+from labourcrew.eval.ablations import get_config
 from labourcrew.eval.datasets import DEFAULT_DATASET, DevItem, load_dataset
 from labourcrew.eval.metrics import EvalRun
 from labourcrew.eval.metrics.citation_based_precision import CitationBasedPrecision
@@ -48,6 +48,7 @@ from labourcrew.eval.metrics.gate_verified_citation_precision import (
     GateVerifiedCitationPrecision,
 )
 from labourcrew.eval.splits import select_split
+from labourcrew.gate.recalibration import regate_with_checks
 from labourcrew.settings import Settings, load_settings
 
 __all__ = ["TARGETS", "run_bench", "format_bench", "MemorySampler"]
@@ -181,7 +182,7 @@ def _board_part(
         by_id = {it.id: it for it in items}
         runs = []
         for run, record in zip(cr.runs, cr.records, strict=True):
-            accepted, status, share = regate(record, res.graph)
+            accepted, status, share = regate_with_checks(record, res.graph)
             runs.append(
                 from_ask_result(
                     record, by_id[run.item_id], "full", resolver, accepted=accepted, status=status, coverage_share=share

@@ -47,7 +47,6 @@ from labourcrew.eval.ablations import (
     VariantRetrieval,
     config_hash,
     merged_overrides,
-    regate,
     suite_configs,
 )
 from labourcrew.eval.adapter import (
@@ -66,7 +65,8 @@ from labourcrew.eval.metrics import (
     summarise,
 )
 from labourcrew.eval.splits import SplitName, dataset_sha256, select_split
-from labourcrew.fileio import write_json_atomic
+from labourcrew.fileio import write_json_atomic, write_text_atomic
+from labourcrew.gate.recalibration import regate_with_checks
 from labourcrew.gate.system import calibration_for
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord
@@ -179,15 +179,19 @@ class EvalResources:
         settings: settings used to open the index.
         graph: the StatuteGraph (default :func:`~labourcrew.graph.statute_graph.load_graph`).
         port: a retrieval port to use instead of the index (tests: lexical retrieval).
+        chat_model_factory: ``role -> LangChain chat model`` for configurations on the ``openai``
+            backend (tests: a scripted fake chat model); None: ``ChatOpenAI`` from the settings.
     """
 
-    def __init__(self, settings: Settings, *, graph: StatuteGraph | None = None, port: Any = None):
+    def __init__(self, settings: Settings, *, graph: StatuteGraph | None = None, port: Any = None,
+                 chat_model_factory: Any = None):
         from labourcrew.graph.statute_graph import load_graph
 
         self.settings = settings
         self.graph = graph or load_graph()
         self._port = port
         self._own_port = port is None
+        self.chat_model_factory = chat_model_factory
         self._offline: Any = None
         self._chunks: dict[str, ChunkRetrieval] = {}
         self._lock = threading.Lock()
@@ -313,7 +317,7 @@ def _backend(config: EvalConfig, settings: Settings, res: EvalResources) -> Any:
     from labourcrew.wiring import make_backend
 
     base = res.offline_backend() if settings.board.backend == "offline" else None
-    backend = make_backend(settings, res.graph, base=base)
+    backend = make_backend(settings, res.graph, base=base, chat_model_factory=res.chat_model_factory)
     if not config.reentry:
         backend = NoReentryBackend(backend)
     return backend
@@ -425,7 +429,7 @@ def _adapt(
         return from_baseline(record, item, config.name, resolver)
     post: dict[str, Any] = {}
     if config.regate:
-        accepted, status, share = regate(record, graph, checker=config.gate_checker, auditor=config.gate_auditor)
+        accepted, status, share = regate_with_checks(record, graph, checker=config.gate_checker, auditor=config.gate_auditor)
         post = {"accepted": accepted, "status": status, "coverage_share": share}
     elif config.chunking != "structure":
         # The board's gate looks cited ids up in the StatuteGraph for coverage; a window id is not
@@ -434,7 +438,7 @@ def _adapt(
             f = resolver.facts(node_id)
             return f.text if f is not None else ""
 
-        _, status, share = regate(record, graph, keep_acceptance=True, context_of=context_of)
+        _, status, share = regate_with_checks(record, graph, keep_acceptance=True, context_of=context_of)
         post = {"status": status, "coverage_share": share}
     return from_ask_result(
         record, item, config.name, resolver, halt_on_failure=config.halt_on_failure, labels=labels, **post
@@ -649,7 +653,8 @@ def _fmt(v: Any, width: int) -> str:
 
 def format_table(payload: Mapping[str, Any], *, by_category: bool = True) -> str:
     """Plain-text tables: the overall row of every configuration (grouped for a suite), then, for
-    a single configuration, its per-category and per-tier rows. NaN prints as ``n/a``."""
+    a single configuration, its per-category and per-tier rows. NaN prints as ``n/a``.
+    """
     head = f"{'config':<28}{'n':>5}" + "".join(f"{short:>7}" for _, short in TABLE_COLUMNS)
     lines = [
         f"dataset {payload.get('dataset')} split {payload.get('split')} · backend {payload.get('backend')} · "
@@ -713,40 +718,41 @@ def export_claims(run: ConfigRun, items: Sequence[DevItem], path: Path, graph: S
     n = 0
     by_id = {it.id: it for it in items}
     system = system_of(run.settings).model_dump(mode="json")
-    with path.open("w", encoding="utf-8") as fh:
-        for item_id, record in zip((r.item_id for r in run.runs), run.records, strict=True):
-            item = by_id[item_id]
-            for c in record.claims:
-                cits = []
-                for e in c.evidence:
-                    u = graph.units.get(e.node_id)
-                    cits.append(
-                        {
-                            "node_id": e.node_id,
-                            "label": u.label if u else "",
-                            "span": e.span,
-                            "verified": e.verified,
-                            "unit_text": u.text if u else "",
-                        }
-                    )
-                row = {
-                    "content_key": run_claim_key(record, c) if c.evidence else "",
-                    "statute_version": record.statute_version,
-                    "system": system,
-                    "run_id": record.run_id,
-                    "claim_id": c.claim_id,
-                    "item_id": item.id,
-                    "category": item.category,
-                    "question": record.question,
-                    "side": c.side.value,
-                    "text": c.text,
-                    "trust_score": c.trust_score,
-                    "verdict": c.verdict.value if c.verdict else None,
-                    "accepted": c.accepted,
-                    "citations": cits,
-                }
-                fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-                n += 1
+    lines: list[str] = []
+    for item_id, record in zip((r.item_id for r in run.runs), run.records, strict=True):
+        item = by_id[item_id]
+        for c in record.claims:
+            cits = []
+            for e in c.evidence:
+                u = graph.units.get(e.node_id)
+                cits.append(
+                    {
+                        "node_id": e.node_id,
+                        "label": u.label if u else "",
+                        "span": e.span,
+                        "verified": e.verified,
+                        "unit_text": u.text if u else "",
+                    }
+                )
+            row = {
+                "content_key": run_claim_key(record, c) if c.evidence else "",
+                "statute_version": record.statute_version,
+                "system": system,
+                "run_id": record.run_id,
+                "claim_id": c.claim_id,
+                "item_id": item.id,
+                "category": item.category,
+                "question": record.question,
+                "side": c.side.value,
+                "text": c.text,
+                "trust_score": c.trust_score,
+                "verdict": c.verdict.value if c.verdict else None,
+                "accepted": c.accepted,
+                "citations": cits,
+            }
+            lines.append(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+            n += 1
+    write_text_atomic(path, "".join(lines))
     return n
 
 

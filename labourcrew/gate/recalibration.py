@@ -26,7 +26,7 @@ import logging
 import math
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,10 +41,10 @@ from labourcrew.gate.annotation_queue import (
 )
 from labourcrew.gate.labels import Label, content_key
 from labourcrew.gate.ltt import calibrate_method
-from labourcrew.gate.trust_gate import decide, primary_issue
+from labourcrew.gate.trust_gate import coverage, decide, primary_issue, release_status
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, SystemFingerprint
-from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus
+from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus, Verdict
 
 if TYPE_CHECKING:
     from labourcrew.ledger.run import AskResult
@@ -218,6 +218,27 @@ def _spotting(result: AskResult) -> Any:
         return None
 
 
+def _ledger_claims(result: AskResult, keep: Iterable[str] | None = None) -> list[Claim]:
+    """The run's claims as ledger claims (all of them, or those whose id is in ``keep``)."""
+    wanted = None if keep is None else set(keep)
+    return [
+        Claim(claim_id=c.claim_id, side=c.side, text=c.text, round=c.round, challenge_to=c.challenge_to,
+              confidence=c.trust_components.confidence,
+              evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence])
+        for c in result.claims if wanted is None or c.claim_id in wanted
+    ]
+
+
+def _primary(result: AskResult, graph: StatuteGraph) -> Any:
+    from labourcrew.retrieval.exact import resolve_label
+
+    spotting = _spotting(result)
+    labels = list(getattr(spotting, "section_labels", []) or [])
+    section_ids = list(dict.fromkeys(
+        n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n))
+    return primary_issue(spotting, section_ids, result.question)
+
+
 def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGraph,
            mode: GateMode | None = None) -> GateResult:
     """The gate's decision for a saved run under ``calibration`` (module docstring).
@@ -231,18 +252,6 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
     Returns:
         The :class:`GateResult`.
     """
-    from labourcrew.retrieval.exact import resolve_label
-
-    claims = [
-        Claim(claim_id=c.claim_id, side=c.side, text=c.text, round=c.round, challenge_to=c.challenge_to,
-              confidence=c.trust_components.confidence,
-              evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence])
-        for c in result.claims
-    ]
-    spotting = _spotting(result)
-    labels = list(getattr(spotting, "section_labels", []) or [])
-    section_ids = list(dict.fromkeys(
-        n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n))
     role_status = {
         role: RoleStatus(role=role, status=v.get("status", "ok"), attempts=int(v.get("attempts", 0)),
                          error=v.get("error"), latency_ms=float(v.get("latency_ms", 0.0)),
@@ -250,11 +259,57 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
         for role, v in result.role_status.items()
     }
     return decide(
-        claims, result.findings, result.evidence_pack,
+        _ledger_claims(result), result.findings, result.evidence_pack,
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
-        role_status=role_status, primary=primary_issue(spotting, section_ids, result.question),
+        role_status=role_status, primary=_primary(result, graph),
         context_of=graph.section_context, premise_errors=result.premise_errors,
     )
+
+
+def regate_with_checks(
+    result: AskResult,
+    graph: StatuteGraph,
+    *,
+    checker: bool = True,
+    auditor: bool = True,
+    keep_acceptance: bool = False,
+    context_of: Callable[[str], str] | None = None,
+) -> tuple[dict[str, bool], str, float]:
+    """The categorical gate's decision for a saved run with its checks switched off (ablations).
+
+    A claim is released when the question has no premise error and (with ``checker``) every
+    citation verified and (with ``auditor``) the auditor's verdict is SUPPORT; the status is the
+    gate's own :func:`~labourcrew.gate.trust_gate.release_status`, the coverage its own
+    :func:`~labourcrew.gate.trust_gate.coverage` -- one rule with :func:`regate`.
+
+    Args:
+        result: the saved run.
+        graph: the StatuteGraph (coverage context).
+        checker: require verified citations.
+        auditor: require a SUPPORT verdict.
+        keep_acceptance: keep the run's own released claims and only recompute coverage and status
+            (chunking ablations, whose chunk ids the gate cannot look up in the graph).
+        context_of: node id -> section text for the coverage check (default: the graph's).
+
+    Returns:
+        ``(claim id -> released, status value, coverage share)``.
+    """
+    accepted: dict[str, bool] = {}
+    for c in result.claims:
+        ok = c.accepted if keep_acceptance else not result.premise_errors
+        if not keep_acceptance and checker:
+            ok = ok and all(e.verified for e in c.evidence)
+        if not keep_acceptance and auditor:
+            ok = ok and c.verdict == Verdict.SUPPORT
+        accepted[c.claim_id] = ok
+    released = [c for c in result.claims if accepted[c.claim_id]]
+    cov = coverage(_primary(result, graph), _ledger_claims(result, keep=[c.claim_id for c in released]),
+                   context_of or graph.section_context)
+    failed = [r for r, s in result.role_status.items() if s.get("status") == "failed"]
+    status, _ = release_status([c.model_copy(update={"evidence": [e.model_copy(update={"verified": True})
+                                                                   for e in c.evidence]}) for c in released],
+                               failed, cov.covered)
+    return accepted, status.value, cov.share
 
 
 def status_changes(results: Iterable[AskResult], before: CalibrationRecord, after: CalibrationRecord,

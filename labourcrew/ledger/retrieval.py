@@ -89,6 +89,11 @@ class RetrievalPlan(BaseModel):
     seeds: list[str] = Field(
         default_factory=list, description="Node ids named exactly (exact channel / hop seeds)."
     )
+    question: str | None = Field(
+        default=None,
+        description="The user's question, when the queries are not it (a re-entry's seed-only plan): "
+                    "the learned rerank scores the units against it.",
+    )
 
     @model_validator(mode="after")
     def _something_to_do(self) -> Self:

@@ -1,7 +1,9 @@
 """The contract between the deliberation board and its model backends (paper §3.1, App. D).
 
 Every *language* role of the board (Issue Spotter, Worker/Employer Counsel, Legal Interpreter,
-Trust Auditor) is one method of a :class:`RoleBackend`. Two backends implement it:
+Trust Auditor) is one method of a :class:`RoleBackend` (the Trust Auditor has two: ``audit_batch``
+for all claims of a round in one call, ``audit`` for one claim, the fallback when a batch reply is
+malformed). Two backends implement it:
 
 * ``offline`` (:mod:`labourcrew.deliberation.extractive`) -- deterministic and extractive: claims are verbatim
   clause-level spans of the Evidence Pack; never invents text. The embedded default.
@@ -48,6 +50,10 @@ __all__ = [
     "AuditInput",
     "RetrievalRequest",
     "AuditOutput",
+    "AuditBatchInput",
+    "AuditVerdict",
+    "AuditBatchOutput",
+    "batch_problems",
     "CallUsage",
     "RoleBackend",
 ]
@@ -161,6 +167,65 @@ class AuditOutput(_IO):
     retrieval_request: RetrievalRequest | None = Field(default=None, description="Set when evidence is missing.")
 
 
+class AuditBatchInput(_IO):
+    """All claims of one round with the verbatim text of every unit they cite (one auditor call)."""
+
+    question: str = Field(description="The user's question.")
+    claims: list[Claim] = Field(min_length=1, description="The claims under audit, in ledger order (distinct ids).")
+    cited_texts: dict[str, str] = Field(
+        description="node_id -> verbatim unit text for each node on the pack cited by any of the claims."
+    )
+
+    def single(self, claim: Claim) -> AuditInput:
+        """The per-claim input of one of the claims (the fallback when a batch reply is malformed)."""
+        return AuditInput(
+            question=self.question,
+            claim=claim,
+            cited_texts={n: self.cited_texts[n] for n in claim.cited_node_ids() if n in self.cited_texts},
+        )
+
+
+class AuditVerdict(AuditOutput):
+    """The Trust Auditor's reading of one claim of a batch: :class:`AuditOutput` plus the claim id."""
+
+    claim_id: str = Field(description="Id of the audited claim, exactly as given in the input.")
+
+    def output(self) -> AuditOutput:
+        """The verdict without its claim id."""
+        return AuditOutput.model_validate(self.model_dump(exclude={"claim_id"}))
+
+
+class AuditBatchOutput(_IO):
+    """One verdict per claim of an :class:`AuditBatchInput`, in any order."""
+
+    verdicts: list[AuditVerdict] = Field(description="Exactly one verdict per audited claim.")
+
+    def by_claim(self) -> dict[str, AuditOutput]:
+        """Claim id -> its verdict (call :func:`batch_problems` first: ids must match the input)."""
+        return {v.claim_id: v.output() for v in self.verdicts}
+
+
+def batch_problems(inp: AuditBatchInput, out: AuditBatchOutput) -> list[str]:
+    """What makes a batch reply malformed: a claim id missing, extra or repeated (empty when none).
+
+    Returns:
+        Human-readable problems, e.g. ``["missing claim id(s) ['w2']", "duplicate claim id(s) ['e1']"]``.
+    """
+    want = [c.claim_id for c in inp.claims]
+    got = [v.claim_id for v in out.verdicts]
+    problems = []
+    missing = [c for c in want if c not in got]
+    extra = list(dict.fromkeys(c for c in got if c not in want))
+    dupes = list(dict.fromkeys(c for c in got if got.count(c) > 1))
+    if missing:
+        problems.append(f"missing claim id(s) {missing}")
+    if extra:
+        problems.append(f"extra claim id(s) {extra}")
+    if dupes:
+        problems.append(f"duplicate claim id(s) {dupes}")
+    return problems
+
+
 class CallUsage(_IO):
     """Accounting of one backend call (the board sums these into RoleStatus)."""
 
@@ -193,3 +258,11 @@ class RoleBackend(Protocol):
     def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]: ...
 
     def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]: ...
+
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        """Trust Auditor on all claims of a round in one call: one verdict per claim id.
+
+        The board checks the ids (:func:`batch_problems`) and falls back to :meth:`audit` per claim
+        when the reply is malformed.
+        """
+        ...

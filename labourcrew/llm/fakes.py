@@ -2,7 +2,9 @@
 
 :class:`ScriptedBackend` implements :class:`~labourcrew.ledger.roles.RoleBackend` by replaying a
 script per role *channel* -- ``spot_issues``, ``counsel:worker``, ``counsel:employer``,
-``interpret``, ``audit`` -- one step per call. A step is
+``interpret``, ``audit``, ``audit_batch`` -- one step per call. A batched audit with no
+``audit_batch`` step left is answered claim by claim from the ``audit`` script (and its fallback),
+so a per-claim script drives the batched auditor too. A step is
 
 * an output record (returned as is, with a :class:`CallUsage`),
 * a callable ``step(inp) -> output`` (computed from the call's input),
@@ -30,8 +32,11 @@ from pydantic import BaseModel
 
 from labourcrew.errors import PermanentRoleError
 from labourcrew.ledger.roles import (
+    AuditBatchInput,
+    AuditBatchOutput,
     AuditInput,
     AuditOutput,
+    AuditVerdict,
     CallUsage,
     CounselInput,
     CounselOutput,
@@ -159,6 +164,17 @@ class ScriptedBackend:
     def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
         return self._call("audit", inp, lambda: self.fallback.audit(inp))  # type: ignore[union-attr]
 
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        if self.remaining("audit_batch"):
+            return self._call("audit_batch", inp, lambda: self.fallback.audit_batch(inp))  # type: ignore[union-attr]
+        verdicts = []
+        for claim in inp.claims:
+            out, _ = self.audit(inp.single(claim))
+            if not isinstance(out, AuditOutput):  # a malformed per-claim step makes the batch malformed
+                return out, self._usage("audit_batch")
+            verdicts.append(AuditVerdict(claim_id=claim.claim_id, **out.model_dump()))
+        return AuditBatchOutput(verdicts=verdicts), self._usage("audit_batch")
+
     def records(self, channel: str) -> list[CallRecord]:
         """Calls made on one channel, in completion order."""
         with self._lock:
@@ -202,4 +218,8 @@ class OneCallPerRole:
 
     def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
         out, usage = self.inner.audit(inp)
+        return out, self._usage(usage)
+
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        out, usage = self.inner.audit_batch(inp)
         return out, self._usage(usage)

@@ -43,7 +43,12 @@ is also appended to :attr:`OpenAIBackend.calls` (a :class:`CallRecorder`); :func
 turns those records into totals and the number of **sequential** calls (the longest chain of
 calls that did not overlap in time), which the benchmark reports per round.
 
-Thread safety. The board runs both counsels (and per-claim audits) concurrently on one backend:
+Trust Auditor. :meth:`OpenAIBackend.audit_batch` audits all claims of a round in one call (one
+prompt, ``prompts/trust_auditor.md``, over :class:`~labourcrew.ledger.roles.AuditBatchInput`);
+:meth:`OpenAIBackend.audit` -- the board's fallback when a batch reply is malformed -- sends the same
+prompt with one claim.
+
+Thread safety. The board runs both counsels (and the interpreter beside the rebuttal) concurrently on one backend:
 chat clients are created once per role under a lock and are themselves thread-safe; the call
 recorder and the schema-failure counter are lock-protected.
 """
@@ -63,7 +68,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from labourcrew.errors import (
     ConfigError,
@@ -76,6 +81,8 @@ from labourcrew.ledger.records import Side
 from labourcrew.ledger.retrieval import IssueSpotting
 from labourcrew.ledger.roles import (
     LANGUAGE_ROLES,
+    AuditBatchInput,
+    AuditBatchOutput,
     AuditInput,
     AuditOutput,
     CallUsage,
@@ -101,6 +108,7 @@ __all__ = [
     "CallRecorder",
     "count_llm_calls",
     "IssueSpotterReply",
+    "AuditBatchReply",
     "OpenAIBackend",
 ]
 
@@ -279,7 +287,8 @@ IssueSpotterReply: type[BaseModel] = _spotter_reply_model()
 def _grounded_labels(question: str, proposed: Iterable[str]) -> list[str]:
     """Section labels named by the question: the deterministic finder's, plus the model's whose
     section number occurs in the question (a model may read "২৭ এর ৩ক" better than a regex, but
-    may not name a section the question does not)."""
+    may not name a section the question does not).
+    """
     labels = [r.label for r in find_section_refs(question)]
     digits = to_ascii_digits(question)
     for label in proposed:
@@ -303,6 +312,27 @@ def _to_spotting(question: str, reply: BaseModel) -> IssueSpotting:
     if "section_labels" in data:
         data["section_labels"] = _grounded_labels(q, data["section_labels"])
     return IssueSpotting.model_validate(data)
+
+
+# ---------------------------------------------------------------- the Trust Auditor's replies
+
+
+class AuditBatchReply(AuditBatchOutput):
+    """A batch reply for a **one-claim** audit (the per-claim fallback): also accepts the bare
+    verdict object a model may send when it sees a single claim (its id is filled in by
+    :meth:`OpenAIBackend.audit`).
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_verdict(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "verdicts" not in data and "verdict" in data:
+            return {"verdicts": [{"claim_id": "", **data}]}
+        return data
+
+
+# response_format name of a reply model whose schema is another model's.
+_SCHEMA_NAMES: dict[type[BaseModel], str] = {AuditBatchReply: AuditBatchOutput.__name__}
 
 
 # ---------------------------------------------------------------- reply parsing
@@ -482,13 +512,34 @@ class OpenAIBackend:
         """
         return self._call(Role.LEGAL_INTERPRETER, inp, InterpreterOutput)
 
-    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
-        """Trust Auditor on one claim (paper §3.5): verdict, category, direction, checks, request.
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        """Trust Auditor on all claims of a round in one call (paper §3.5): one verdict per claim.
+
+        The reply is validated against the schema here; the board checks that its claim ids are
+        exactly the input's (:func:`~labourcrew.ledger.roles.batch_problems`) and falls back to
+        :meth:`audit` per claim when they are not.
 
         Raises:
             TransientRoleError, PermanentRoleError: see the module docstring.
         """
-        return self._call(Role.TRUST_AUDITOR, inp, AuditOutput)
+        return self._call(Role.TRUST_AUDITOR, inp, AuditBatchOutput)
+
+    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
+        """Trust Auditor on one claim (the per-claim fallback): the same prompt with one claim.
+
+        A reply may be the batch object with the claim's one verdict or the bare verdict object.
+
+        Raises:
+            TransientRoleError, PermanentRoleError: see the module docstring; a reply whose one
+                verdict names another claim id is a schema violation.
+        """
+        batch = AuditBatchInput(question=inp.question, claims=[inp.claim], cited_texts=inp.cited_texts)
+        reply, usage = self._call(Role.TRUST_AUDITOR, batch, AuditBatchReply)
+        ids = [v.claim_id for v in reply.verdicts]
+        if len(ids) != 1 or ids[0] not in ("", inp.claim.claim_id):
+            what = f"expected one verdict for claim {inp.claim.claim_id!r}, got claim ids {ids}"
+            raise self._schema_failure(Role.TRUST_AUDITOR, self.name, what)
+        return reply.verdicts[0].output(), usage
 
     # -- one call ------------------------------------------------------------------------------
 
@@ -506,7 +557,8 @@ class OpenAIBackend:
             f"{json.dumps(schema, ensure_ascii=False)}"
         )
         if self.method == "json_schema":
-            fmt = {"type": "json_schema", "json_schema": {"name": out.__name__, "schema": schema, "strict": False}}
+            name = _SCHEMA_NAMES.get(out, out.__name__)
+            fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
             return system, {"response_format": fmt}
         if self.method == "json_object":
             return system, {"response_format": {"type": "json_object"}}

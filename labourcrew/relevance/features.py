@@ -20,9 +20,9 @@ import numpy as np
 
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidenceItem
-from labourcrew.retrieval.thesaurus import Thesaurus
 from labourcrew.retrieval.exact import section_labels
 from labourcrew.retrieval.lexical import QUESTION_STOPWORDS, words_of
+from labourcrew.retrieval.thesaurus import Thesaurus
 from labourcrew.statute.ids import within_any
 from labourcrew.statute.model import Level
 

@@ -1,4 +1,4 @@
-"""Content-hashed embedding cache, committed to git so index builds need no re-embedding.
+r"""Content-hashed embedding cache, committed to git so index builds need no re-embedding.
 
 Key of one entry: ``sha256(encoder name + "\\0" + kind + "\\0" + text)`` with ``kind`` ``"query"``
 or ``"passage"``. Storage: one ``.npz`` per (encoder, kind) under the cache directory
@@ -47,7 +47,7 @@ _KEY_BYTES = 32  # sha256 digest length
 
 
 def cache_key(encoder_name: str, kind: str, text: str) -> bytes:
-    """Raw 32-byte sha256 of ``encoder_name + "\\0" + kind + "\\0" + text`` (UTF-8)."""
+    r"""Raw 32-byte sha256 of ``encoder_name + "\\0" + kind + "\\0" + text`` (UTF-8)."""
     return hashlib.sha256(f"{encoder_name}\0{kind}\0{text}".encode("utf-8")).digest()
 
 

@@ -1,4 +1,4 @@
-"""BM25 lexical retrieval over units' ``text_norm`` (paper §3.3), Bangla- and English-aware.
+r"""BM25 lexical retrieval over units' ``text_norm`` (paper §3.3), Bangla- and English-aware.
 
 Tokens of a text (after :func:`~labourcrew.statute.normalize.normalize`):
 

@@ -186,6 +186,9 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, section
         items: evidence items (unique node ids).
         graph: the StatuteGraph holding them.
         cap: most items returned.
+        section_quota: most units of one section before the other sections' turn (0: off;
+            measured on the calibration split with the learned rerank: recall@10 0.772 with 0,
+            0.561 / 0.686 / 0.740 / 0.758 with 1 / 2 / 3 / 4 -- so it stays off).
 
     Returns:
         At most ``cap`` items, unique node ids.
@@ -392,7 +395,7 @@ class Retriever:
         ``cap`` -1 means ``settings.retrieval.pack_cap``; None keeps every candidate (training).
         See :func:`assemble_pack`.
         """
-        reranker = self.reranker if rerank and plan.queries else None
+        reranker = self.reranker if rerank and (plan.question or plan.queries) else None
         return assemble_pack(
             self.graph, direct, plan, pack_cap=self.settings.retrieval.pack_cap if cap == -1 else cap,
             decay=self.decay, hop_enabled=hop_enabled, timings=timings, reranker=reranker, version=version,
@@ -449,7 +452,8 @@ class Retriever:
         """The Retrieval Planner's clamped plan for a spotted question."""
         return make_plan(spotting, self.settings, graph=self.graph, version=version)
 
-    def retrieve_request(self, request: PlannerRequest, version: str | None = None) -> EvidencePack:
+    def retrieve_request(self, request: PlannerRequest, version: str | None = None,
+                         question: str | None = None) -> EvidencePack:
         """Run a Trust Auditor retrieval request (seeds, edge types, hop budget), clamped.
 
         Seeds that do not exist in the version are dropped; the seeds themselves are on the pack.
@@ -463,6 +467,7 @@ class Retriever:
         if not seeds and not queries:
             raise InputError(f"the retrieval request has no seed node of version {version} and no query")
         plan = plan_from_request(request.model_copy(update={"seeds": seeds, "queries": queries}), self.settings)
+        plan = plan.model_copy(update={"question": question})
         return self.expand(self.search(plan, version), plan, version)
 
 
@@ -517,6 +522,7 @@ def assemble_pack(
         decay: Link Hopper score/provenance factor per hop.
         hop_enabled: False skips the Link Hopper (ablation).
         timings: filled with ``hop_ms`` and ``pack_ms`` when given.
+        section_quota: see :func:`order_pack` (only with a reranker).
         reranker: the learned relevance model (see :class:`Reranker`), or None.
         version: statute version of the candidates (for the reranker).
 
@@ -538,8 +544,9 @@ def assemble_pack(
         trace = res.trace
     t1 = time.perf_counter()
     candidates = list(items.values())
-    if reranker is not None and plan.queries and candidates:
-        candidates = reranker.rerank(plan.queries[0], candidates, version)
+    question = plan.question or (plan.queries[0] if plan.queries else None)
+    if reranker is not None and question and candidates:
+        candidates = reranker.rerank(question, candidates, version)
     quota = section_quota if reranker is not None else 0
     ordered = order_pack(candidates, graph, pack_cap if pack_cap is not None else len(candidates), quota)
     kept = {i.node_id for i in ordered}

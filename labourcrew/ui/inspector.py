@@ -1,6 +1,7 @@
 """Run inspector widgets: pick a run, then its role timeline, Hop Trace, claims side by side and a
 "why accepted / why rejected" card per claim (trust components, score vs τ with the α/τ
-provenance, verdict, category, direction, Citation Checker, EEP rejections); export as JSON."""
+provenance, verdict, category, direction, Citation Checker, EEP rejections); export as JSON.
+"""
 
 from __future__ import annotations
 

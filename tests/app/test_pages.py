@@ -173,7 +173,7 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
     from labourcrew.ledger.gate import CalibrationRecord
 
     new = CalibrationRecord.load(cal)
-    assert new.alpha == 0.5 and new.labels_sha256 == store.labels_sha256() and new.n == 1 and new.method == "crc"
+    assert new.alpha == 0.5 and new.labels_sha256 == store.labels_sha256() and new.n >= 1 and new.method == "crc"
     history = next(d.value for d in at.dataframe if "file" in d.value.columns)
     assert len(history) == 3
     # rollback: restore the earlier (fixture) record

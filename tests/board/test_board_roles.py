@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labourcrew.board.run import ask
-from labourcrew.errors import PermanentRoleError, TransientRoleError
+from labourcrew.errors import TransientRoleError
 from labourcrew.ledger.records import ClaimCategory, ReleaseStatus, Side, Verdict
 from labourcrew.ledger.roles import (
     AuditOutput,
@@ -61,7 +61,7 @@ def test_a_bug_in_a_role_is_not_retried_and_the_run_goes_on(make_board, offline)
     assert r.role_status["legal_interpreter"]["status"] == "failed"
     (failed,) = [c for c in r.role_calls if c.status.role == "legal_interpreter" and c.status.status == "failed"]
     assert failed.status.attempts == 1 and "ValueError: bug" in failed.status.error
-    assert failed.stage == "legal_interpreter@r0"
+    assert failed.stage == "counsel@r0d1"  # it ran beside the rebuttal round
     assert r.role_status["trust_gate"]["status"] == "ok"
     # A retrieval re-entry runs the interpreter again; that call succeeds.
     assert r.role_status["legal_interpreter"]["calls"] == r.rounds
@@ -76,21 +76,17 @@ def test_spotter_failure_falls_back_to_the_rule_based_spotter(make_board, offlin
     assert r.question_type is not None and r.claims  # the board went on with the fallback spotting
 
 
-def test_auditor_failure_counts_the_claim_as_unaudited(make_board, offline) -> None:
-    def audit(inp):
-        if inp.claim.claim_id == "w1":
-            raise PermanentRoleError("the model refused to audit w1")
-        return offline.audit(inp)[0]
-
-    fake = ScriptedBackend({"audit": [audit] * 50}, fallback=offline)
+def test_auditor_failure_counts_every_claim_of_the_round_as_unaudited(make_board, offline) -> None:
+    fake = ScriptedBackend({"audit_batch": [REFUSAL] * 5}, fallback=offline)
     r = run(make_board(fake))
     failed = [c for c in r.role_calls if c.status.role == "trust_auditor" and c.status.status == "failed"]
-    assert failed and {c.claim_id for c in failed} == {"w1"}
-    assert "w1" not in r.findings
-    unaudited = next(c for c in r.claims if c.claim_id == "w1")
-    assert unaudited.verdict is None and not unaudited.accepted
+    round0 = [c.claim_id for c in r.claims]
+    assert failed and [c.claim_id for c in failed if c.retrieval_round == 0] == round0
+    assert all(c.fallback == "claim counts as NEI" for c in failed)
+    assert not r.findings
+    assert all(c.verdict is None and not c.accepted for c in r.claims)
     assert r.role_status["trust_auditor"]["status"] == "failed"
-    assert r.status == ReleaseStatus.DEGRADED
+    assert r.status == ReleaseStatus.UNDECIDED
 
 
 def test_skeptic_checks_overrule_a_backend_that_supports_a_wrong_number(make_board, offline) -> None:

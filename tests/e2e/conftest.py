@@ -65,7 +65,7 @@ def pipeline(e2e_settings: Settings, graph: StatuteGraph) -> Retriever:
 @pytest.fixture(scope="session")
 def calibrated_board(e2e_settings: Settings, graph: StatuteGraph, pipeline: Retriever) -> Board:
     """The offline board in calibrated mode with a finite test τ (the real record comes from CRC)."""
-    cal = CalibrationRecord(tau=0.85, alpha=0.10, n=40, empirical_risk=0.05, bound=0.07, labels_sha256="test",
+    cal = CalibrationRecord(tau=0.70, alpha=0.10, n=40, empirical_risk=0.05, bound=0.07, labels_sha256="test",
                             created="2026-01-01T00:00:00+00:00", grid_size=40)
     return build_board(e2e_settings, BoardDeps(graph=graph, retrieval=pipeline, backend=OfflineBackend(graph), calibration=cal))
 

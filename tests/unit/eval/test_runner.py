@@ -7,17 +7,20 @@ import json
 
 import pytest
 
-from labourcrew.eval.ablations import get_config, regate, suite_configs
+from labourcrew.eval.ablations import get_config, suite_configs
 from labourcrew.eval.adapter import UnitResolver, from_ask_result
 from labourcrew.eval.metrics import identity_errors
 from labourcrew.eval.runner import (
     EvalOptions,
+    config_settings,
     export_claims,
     results_payload,
     run_config,
     run_configs,
     write_results,
 )
+from labourcrew.gate.recalibration import regate_with_checks as regate
+from labourcrew.gate.system import system_of
 from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.viz.evaluation import parse_results
 
@@ -139,6 +142,7 @@ def test_calibration_record_loading(three_items, resources, tmp_path, monkeypatc
         labels_sha256="abc",
         created="2026-01-01T00:00:00+00:00",
         grid_size=100,
+        system=system_of(config_settings(get_config("full"), opts)),  # fitted for the system that runs
     ).save(cal_path)
     opened = run_config(get_config("full"), three_items, opts=opts, res=resources)
     assert opened.ran == 3  # a new calibration record invalidates the earlier runs

@@ -14,10 +14,10 @@ from labourcrew.gate.annotation_queue import (
     build_queue,
     calibration_questions,
     claim_key,
-    run_claim_key,
     progress,
     queue_items,
     resolved_labels,
+    run_claim_key,
     split_key,
 )
 from labourcrew.gate.labels import Label, LabelStore, cohens_kappa

@@ -35,9 +35,9 @@ def replies(pack) -> dict[str, dict]:
                               "cues": ["injected_instruction"]},
         "CounselOutput": {"claims": [claim]},
         "InterpreterOutput": {"governing_rule": claim, "notes": "শর্তসাপেক্ষ।"},
-        "AuditOutput": {"verdict": "SUPPORT", "category": "temporal", "direction": None,
-                        "checks": {"numbers_match": True, "time_limits_match": True}, "notes": "মিলেছে।",
-                        "retrieval_request": None},
+        "AuditBatchOutput": {"verdicts": [{"claim_id": "w1", "verdict": "SUPPORT", "category": "temporal",
+                                           "direction": None, "checks": {"numbers_match": True, "time_limits_match": True},
+                                           "notes": "মিলেছে।", "retrieval_request": None}]},
     }
 
 
@@ -89,7 +89,7 @@ def test_every_role_over_http(kit, pack, stub_server) -> None:
         assert body["response_format"]["json_schema"]["strict"] is False
     assert [b["model"] for _, _, b in server.requests] == ["spotter-3b", "gpt-4o-mini", "gpt-4o-mini", "auditor-7b"]
     assert [schema_name(b) for _, _, b in server.requests] == [
-        "IssueSpotterReply", "CounselOutput", "InterpreterOutput", "AuditOutput"]
+        "IssueSpotterReply", "CounselOutput", "InterpreterOutput", "AuditBatchOutput"]
     assert backend.calls.count().sequential == 4
 
 
@@ -166,7 +166,7 @@ def test_the_api_key_appears_in_no_log_record_or_exception(kit, pack, stub_serve
 
     def responder(body: dict) -> object:
         name = schema_name(body)
-        if name == "AuditOutput":  # an auth failure that echoes the key, as some servers do
+        if name == "AuditBatchOutput":  # an auth failure that echoes the key, as some servers do
             return kit.StubReply({"error": {"message": f"Incorrect API key provided: {kit.FAKE_KEY}"}}, status=401)
         if name == "InterpreterOutput":
             return kit.StubReply({"error": {"message": f"upstream failed for key {kit.FAKE_KEY}"}}, status=502)

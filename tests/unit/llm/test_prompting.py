@@ -12,7 +12,7 @@ from labourcrew.errors import ConfigError, InputError
 from labourcrew.ledger.records import Claim, EvidenceRef, Side
 from labourcrew.ledger.roles import (
     LANGUAGE_ROLES,
-    AuditInput,
+    AuditBatchInput,
     CounselInput,
     InterpreterInput,
     Role,
@@ -132,7 +132,7 @@ def test_interpreter_and_auditor_render_claims_and_cited_texts(pack) -> None:
     interp = render_prompt(Role.LEGAL_INTERPRETER, InterpreterInput(question="q?", pack=pack, claims=[claim]))
     assert '"claim_id": "w1"' in interp.user and span in interp.user
     audit = render_prompt(
-        Role.TRUST_AUDITOR, AuditInput(question="q?", claim=claim, cited_texts={item.node_id: item.text})
+        Role.TRUST_AUDITOR, AuditBatchInput(question="q?", claims=[claim], cited_texts={item.node_id: item.text})
     )
     assert f"[{item.node_id}]\n{item.text}" in audit.user and '"side": "worker"' in audit.user
 

@@ -101,7 +101,10 @@ def test_bad_input_exits_2(built, capsys, argv):
     except SystemExit as exc:  # argparse rejects bad choices itself, also with code 2
         code = exc.code
     err = capsys.readouterr().err
-    assert code == 2 and "error" in err and "Traceback" not in err
+    assert code == 2 and "Traceback" not in err
+    # Bangla first, English second, one line (argparse's own usage errors are English)
+    assert ("\u0980" <= err[0] <= "\u09ff" and " — " in err) or "error" in err
+    assert err.strip().count("\n") == 0 or err.startswith("usage")
 
 
 def test_bad_batch_file_exits_2(built, capsys, tmp_path):

@@ -1,0 +1,104 @@
+"""Measurements that need human-style labels of the system's own claims (reporting split only).
+
+``python -m labourcrew.eval.labelled CLAIMS.jsonl LABELS.jsonl [--split report]`` joins the claims
+an ``eval --export-claims`` run wrote (each with its content key, trust score and whether the gate
+released it) with labels keyed by the same content key, and reports:
+
+* ``trust_auc`` -- ROC AUC of the trust score against faithful (1) / unfaithful (0) labels;
+* ``faithful_gold_release`` -- among answerable questions, the share that released at least one
+  claim labelled faithful whose cited unit lies in a gold section;
+* ``release_rate`` / ``selective_risk`` -- share of questions releasing anything, and among those
+  the share whose released claims include an unfaithful one (the Trust Gate's risk, Learn-then-Test
+  form); ``unlabelled_released`` counts released claims without a label (reported, never guessed);
+* the same per category.
+
+These labels are for measurement: nothing is tuned or calibrated on them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from labourcrew.eval.datasets import ANSWERABLE, load_dataset
+from labourcrew.statute.ids import section_of_label, split_node_id
+
+__all__ = ["measure", "load_labels_by_key"]
+
+
+def load_labels_by_key(path: Path) -> dict[str, str]:
+    """Content key -> label (``faithful``/``unfaithful``/``unsure``) of a label JSONL (``key`` field)."""
+    out: dict[str, str] = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out[row.get("key") or row["claim_id"]] = row["label"]
+    return out
+
+
+def _auc(pos: list[float], neg: list[float]) -> float:
+    if not pos or not neg:
+        return math.nan
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: Path | None = None) -> dict[str, Any]:
+    """The measurements of the module docstring over exported claims and their labels."""
+    items = {d.id: d for d in (load_dataset(dataset_path) if dataset_path else load_dataset())}
+    by_item: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in claims:
+        by_item[c["item_id"]].append(c)
+    pos = [c["trust_score"] for c in claims if labels.get(c["content_key"]) == "faithful"]
+    neg = [c["trust_score"] for c in claims if labels.get(c["content_key"]) == "unfaithful"]
+
+    def summary(ids: list[str]) -> dict[str, Any]:
+        answerable = [i for i in ids if items[i].category in ANSWERABLE and items[i].gold_sections]
+        hit = 0
+        releasing = unsafe = unlabelled = 0
+        for i in ids:
+            released = [c for c in by_item.get(i, []) if c.get("accepted")]
+            if released:
+                releasing += 1
+                if any(labels.get(c["content_key"]) == "unfaithful" for c in released):
+                    unsafe += 1
+                unlabelled += sum(c["content_key"] not in labels for c in released)
+            if i in answerable:
+                gold_secs = {section_of_label(g) for g in items[i].gold_sections}
+                hit += any(
+                    labels.get(c["content_key"]) == "faithful"
+                    and any(section_of_label(split_node_id(e["node_id"])[1]) in gold_secs for e in c["citations"])
+                    for c in released
+                )
+        return {
+            "questions": len(ids), "answerable": len(answerable),
+            "faithful_gold_release": round(hit / len(answerable), 3) if answerable else None,
+            "release_rate": round(releasing / len(ids), 3) if ids else None,
+            "selective_risk": round(unsafe / releasing, 3) if releasing else None,
+            "releasing": releasing, "unsafe_releasing": unsafe, "unlabelled_released": unlabelled,
+        }
+
+    ids = sorted({c["item_id"] for c in claims} | set(by_item))
+    out = {"claims": len(claims), "labelled": sum(c["content_key"] in labels for c in claims),
+           "faithful": len(pos), "unfaithful": len(neg), "trust_auc": round(_auc(pos, neg), 4),
+           "overall": summary(ids)}
+    cats = sorted({items[i].category for i in ids})
+    out["by_category"] = {cat: summary([i for i in ids if items[i].category == cat]) for cat in cats}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: ``CLAIMS LABELS [ITEM_IDS.json]``; prints JSON."""
+    args = argv if argv is not None else sys.argv[1:]
+    claims = [json.loads(line) for line in Path(args[0]).read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = load_labels_by_key(Path(args[1]))
+    print(json.dumps(measure(claims, labels), ensure_ascii=False, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
