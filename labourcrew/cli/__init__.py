@@ -186,7 +186,7 @@ _EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("labourcrew.cli.retrieval", "labourcrew.cli.board", "labourcrew.cli.eval"):
+    for mod in ("labourcrew.cli.retrieval", "labourcrew.cli.board", "labourcrew.cli.eval", "labourcrew.cli.doctor"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -47,8 +47,19 @@ def _auc(pos: list[float], neg: list[float]) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: Path | None = None) -> dict[str, Any]:
-    """The measurements of the module docstring over exported claims and their labels."""
+def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: Path | None = None,
+            tau: float | None = None) -> dict[str, Any]:
+    """The measurements of the module docstring over exported claims and their labels.
+
+    Args:
+        claims: exported claims (``eval --export-claims``).
+        labels: content key -> label.
+        dataset_path: the dev set (default ``data/eval/dev_v1.jsonl``).
+        tau: re-decide release as ``trust_score >= tau`` (a calibrated gate's threshold; ``inf``
+            releases nothing); None keeps each claim's own ``accepted`` flag.
+    """
+    if tau is not None:
+        claims = [{**c, "accepted": bool(c.get("accepted")) and c["trust_score"] >= tau} for c in claims]
     items = {d.id: d for d in (load_dataset(dataset_path) if dataset_path else load_dataset())}
     by_item: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in claims:
@@ -92,11 +103,12 @@ def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI: ``CLAIMS LABELS [ITEM_IDS.json]``; prints JSON."""
+    """CLI: ``CLAIMS LABELS [TAU]``; prints JSON."""
     args = argv if argv is not None else sys.argv[1:]
     claims = [json.loads(line) for line in Path(args[0]).read_text(encoding="utf-8").splitlines() if line.strip()]
     labels = load_labels_by_key(Path(args[1]))
-    print(json.dumps(measure(claims, labels), ensure_ascii=False, indent=1))
+    tau = float(args[2]) if len(args) > 2 else None
+    print(json.dumps(measure(claims, labels, tau=tau), ensure_ascii=False, indent=1))
     return 0
 
 

@@ -126,7 +126,8 @@ def _framing(gate: GateResult, version: str) -> str:
     if gate.premise_errors and not gate.claims:
         why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
     elif gate.fail_closed:
-        why = "নির্ভরযোগ্যতা-যাচাই (Trust Gate) ক্যালিব্রেট করা নেই (τ = ∞), তাই কোনো উদ্ধৃতি প্রকাশ করা হয়নি"
+        why = ("নির্ভরযোগ্যতা-যাচাই (Trust Gate) এমন কোনো সীমা পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার "
+               "নিচে থাকে (τ = ∞), তাই কোনো উদ্ধৃতি প্রকাশ করা হয়নি")
     elif not gate.claims and gate.failed_roles:
         why = "বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে; আবার চেষ্টা করুন"
     else:
@@ -422,7 +423,7 @@ def _withheld_bn(reason: str | None) -> str | None:
     if reason.startswith("auditor verdict"):
         return f"নিরীক্ষক সমর্থন করেননি — {reason}"
     if reason.startswith("τ = ∞"):
-        return f"যাচাই-ধাপ ক্যালিব্রেট করা নেই — {reason}"
+        return f"যাচাই-ধাপ কোনো উদ্ধৃতি প্রকাশ করে না (τ = ∞) — {reason}"
     return reason
 
 

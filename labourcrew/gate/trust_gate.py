@@ -245,6 +245,17 @@ def release_status(
     return ReleaseStatus.TGLO, bilingual(*TGLO_REASON)
 
 
+def uncalibrated_status(status: ReleaseStatus, why: str) -> tuple[ReleaseStatus, str]:
+    """The categorical gate's cap: TGLO means "passed the calibrated threshold", and it has none.
+
+    Returns:
+        ``(DEGRADED, marked reason)`` for a TGLO status, else the inputs unchanged.
+    """
+    if status != ReleaseStatus.TGLO:
+        return status, why
+    return ReleaseStatus.DEGRADED, "অক্যালিব্রেটেড (uncalibrated: categorical gate, no calibrated threshold); " + why
+
+
 def bilingual(bn: str, en: str) -> str:
     """A user-facing message: Bangla first, English second (``"বাংলা — English"``)."""
     return f"{bn} — {en}" if en else bn
@@ -421,6 +432,8 @@ def decide(
     if uncalibrated and status != ReleaseStatus.UNDECIDED:
         status = ReleaseStatus.DEGRADED
         why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {calibration.note}; " + why
+    elif mode == "categorical":
+        status, why = uncalibrated_status(status, why)
     status, why, gated_parts, withheld_q = _qualify_status(
         status, why, released, accepted_claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
     )
@@ -517,8 +530,9 @@ def _undecided_reason(
     if not claims:
         return bilingual(*NOT_VERIFIED_NO_CLAIM)
     if mode == "calibrated" and math.isinf(tau):
-        return bilingual("কোনো উত্তর যাচাই করা যায়নি: নির্ভরযোগ্যতা-যাচাই (Trust Gate) এখনো ক্যালিব্রেট করা হয়নি বা "
-                         "এই ব্যবস্থার জন্য নয় (τ = ∞), তাই কিছুই প্রকাশ করা হয় না",
+        return bilingual("কোনো উত্তর যাচাই করা যায়নি: নির্ভরযোগ্যতা-যাচাই (Trust Gate) এই ব্যবস্থার জন্য এমন কোনো "
+                         "সীমা খুঁজে পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার নিচে থাকে, অথবা ক্যালিব্রেশন "
+                         "এই ব্যবস্থার নয় (τ = ∞), তাই কিছুই প্রকাশ করা হয় না",
                          "no answer could be verified: the Trust Gate fails closed (τ = ∞)"
                          + (f": {calibration.note}" if calibration.note else ""))
     if mode == "categorical":

@@ -731,4 +731,8 @@ class OpenAIBackend:
             return type(exc).__name__, TransientRoleError if exc.is_retryable else PermanentRoleError
         if isinstance(exc, openai.OpenAIError):
             return "openai_error", TransientRoleError
+        # A 200 reply whose body is not JSON or not UTF-8 (a proxy or server bug): the client raises
+        # the decoder's error; a retry may get a clean body.
+        if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+            return "malformed_response", TransientRoleError
         return "unexpected", None

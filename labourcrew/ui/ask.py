@@ -265,8 +265,9 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
                f"উত্তর দিয়েছে (backends that answered): **{backends}** · {tau}, α = {result.alpha:.2f} · "
                f"run `{result.run_id}` · {result.latency_s:.1f} s")
     if result.gate_mode == "calibrated" and math.isinf(result.tau):
-        st.warning("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) ক্যালিব্রেট করা নেই "
-                   "(τ = ∞): কোনো উদ্ধৃতি প্রকাশ করা হয় না। Calibration পৃষ্ঠায় লেবেল থেকে τ নির্ণয় করুন। "
+        st.warning("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) "
+                   "এই ব্যবস্থার জন্য ভুলের হার প্রতিশ্রুত সীমার নিচে রাখার মতো কোনো সীমা পায়নি (τ = ∞): "
+                   "কোনো উদ্ধৃতি প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত। "
                    f"({result.calibration_note or 'no calibration record'})")
     st.markdown("#### মতামত (opinion)")
     _opinion(result)

@@ -16,7 +16,7 @@ grammar). What must hold whatever it writes:
   naming the failure (or one clear error line), never a traceback; the API key never appears;
 * ``eval --backend openai --limit 2 --out FILE`` writes its report.
 
-Two bugs found this way are pinned as strict xfails (they turn into failures once fixed, so the
+Bugs found this way were pinned as strict xfails (they turn into failures once fixed, so the
 marker gets removed): a reply body that is not JSON reaches the board as a bare JSONDecodeError /
 UnicodeDecodeError (not a RoleError, so never retried), and the chat calls of failed role attempts
 are missing from the run's ``llm_calls`` and token counts.
@@ -208,15 +208,12 @@ class UnmappedEndpointFault(Exception):
     """A corrupted reply body reached the board as a raw Python exception, not as a RoleError."""
 
 
-@pytest.mark.xfail(
-    strict=True, raises=UnmappedEndpointFault,
-    reason="bug: a reply body that is not JSON (or not UTF-8) is not mapped to a TransientRoleError",
-)
 @pytest.mark.parametrize("mode", ["garble_body", "garble_bytes"])
 def test_corrupted_body_becomes_role_error(lc, proxy, mode: str) -> None:
     """The openai client raises json.JSONDecodeError / UnicodeDecodeError for a 200 reply whose body
-    is not JSON; the backend passes them through as 'unexpected', so the role is not retried and its
-    recorded error is a bare Python exception instead of a classified endpoint fault."""
+    is not JSON; the backend classifies them as a malformed response (TransientRoleError, retried), so
+    the recorded error is a classified endpoint fault, not a bare Python exception (found by this
+    test, fixed in OpenAIBackend._classify)."""
     res, _ = run_through(lc, proxy, mode)
     out = ended_with_status(res, lc.api_key)
     failed = {r: s for r, s in out["role_status"].items() if s["status"] == "failed"}

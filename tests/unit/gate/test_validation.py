@@ -97,13 +97,19 @@ def test_store_labels_decide_the_set_claims():
 
 
 def test_questions_from_set_groups_by_run_and_reads_categorical_release():
+    from labourcrew.gate.labels import resolve_labels
+    from labourcrew.gate.recalibration import load_label_file
+
     rows = _shipped_rows()
-    qs = questions_from_set(rows)
-    assert sum(len(q) for q in qs) == sum(r.label != "unsure" for r in rows)
-    assert len(qs) == len({r.run_id for r in rows if r.label != "unsure"})
+    labels, _ = load_label_file(CAL_DIR / "labels.jsonl")
+    decided = resolve_labels(labels)
+    kept = [r for r in rows if (d := decided.get(r.content_key)) is not None and d.faithful is not None]
+    assert kept, "the shipped calibration claims have labels in the store"
+    qs = questions_from_set(rows, labels)
+    assert sum(len(q) for q in qs) == len(kept)
+    assert len(qs) == len({r.run_id for r in kept})
     cat = sum(c for q in qs for _, _, c in q)
-    assert cat == sum(r.verdict == "SUPPORT" and all(c.verified for c in r.citations) for r in rows
-                      if r.label != "unsure")
+    assert cat == sum(r.categorical_release for r in kept)
 
 
 def test_shipped_validation_file_has_the_issue_keys():
