@@ -91,11 +91,12 @@ def check_output_path(path: str | Path | None) -> None:
         return
     p = Path(path)
     if p.is_dir():
-        raise InputError(f"--out {str(path)!r} is a directory; give a file name",
+        raise InputError(f"--out একটি ফোল্ডার; ফাইলের নাম দিন — --out {str(path)!r} is a directory; give a file name",
                          help_message="--out ফাইলের নাম দিন, ফোল্ডার নয় / give a file name, not a folder.")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise InputError(f"--out {str(path)!r}: folder {str(parent)!r} does not exist or is not writable")
+        raise InputError(f"--out-এর ফোল্ডারটি নেই বা সেখানে লেখা যায় না — --out {str(path)!r}: folder {str(parent)!r} "
+                         "does not exist or is not writable")
 
 
 def read_batch(path: str | Path, field: str = "question_bn") -> list[dict[str, Any]]:
@@ -112,7 +113,7 @@ def read_batch(path: str | Path, field: str = "question_bn") -> list[dict[str, A
     """
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"batch file not found: {path}")
+        raise InputError(f"ব্যাচ ফাইলটি পাওয়া যায়নি — batch file not found: {path}")
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -120,10 +121,11 @@ def read_batch(path: str | Path, field: str = "question_bn") -> list[dict[str, A
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
+            raise InputError(f"{path}:{n}: লাইনটি বৈধ JSON নয় — not valid JSON ({exc.msg})") from exc
         if not isinstance(row, dict) or not isinstance(row.get(field), str):
-            raise InputError(f"{path}:{n}: each line must be a JSON object with a {field!r} string")
+            raise InputError(f"{path}:{n}: প্রতিটি লাইনে {field!r} প্রশ্নসহ একটি JSON অবজেক্ট লাগবে — "
+                             f"each line must be a JSON object with a {field!r} string")
         rows.append(row)
     if not rows:
-        raise InputError(f"batch file {path} holds no question")
+        raise InputError(f"ব্যাচ ফাইলে কোনো প্রশ্ন নেই — batch file {path} holds no question")
     return rows

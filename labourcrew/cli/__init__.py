@@ -92,7 +92,7 @@ def section_payload(g, version: str, query: str) -> dict:
     _check_version(version)
     unit = g.find_section(version, query)
     if unit is None:
-        raise InputError(f"no unit {query!r} in statute version {version}")
+        raise InputError(f"এই সংস্করণে ({version}) {query!r} নামে কোনো ধারা বা উপ-ধারা নেই — no unit {query!r} in statute version {version}")
     sec = g.section_of(unit.node_id) or unit
     diff = g.diffs.get(sec.label)
     eng = g.english.get(sec.node_id)

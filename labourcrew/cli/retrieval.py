@@ -146,7 +146,7 @@ def cmd_retrieve(a: argparse.Namespace) -> int:
 
     _quiet_milvus()
     if bool(a.question) == bool(a.batch):
-        raise InputError("give either a question or --batch FILE.jsonl")
+        raise InputError("একটি প্রশ্ন অথবা --batch FILE.jsonl দিন (দুটো একসঙ্গে নয়) — give either a question or --batch FILE.jsonl")
     if a.version not in VERSIONS:
         raise InputError(f"unknown statute version {a.version!r}; known: {', '.join(VERSIONS)}")
     rows = read_batch(a.batch) if a.batch else None

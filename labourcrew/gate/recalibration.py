@@ -41,7 +41,7 @@ from labourcrew.gate.annotation_queue import (
 )
 from labourcrew.gate.labels import Label, content_key
 from labourcrew.gate.ltt import calibrate_method
-from labourcrew.gate.trust_gate import coverage, decide, primary_issue, release_status, uncalibrated_status
+from labourcrew.gate.trust_gate import coverage, decide, primary_issue, release_status
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, SystemFingerprint
 from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus, Verdict
@@ -309,7 +309,6 @@ def regate_with_checks(
     status, _ = release_status([c.model_copy(update={"evidence": [e.model_copy(update={"verified": True})
                                                                    for e in c.evidence]}) for c in released],
                                failed, cov.covered)
-    status, _ = uncalibrated_status(status, "")
     return accepted, status.value, cov.share
 
 

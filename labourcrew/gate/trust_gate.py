@@ -245,17 +245,6 @@ def release_status(
     return ReleaseStatus.TGLO, bilingual(*TGLO_REASON)
 
 
-def uncalibrated_status(status: ReleaseStatus, why: str) -> tuple[ReleaseStatus, str]:
-    """The categorical gate's cap: TGLO means "passed the calibrated threshold", and it has none.
-
-    Returns:
-        ``(DEGRADED, marked reason)`` for a TGLO status, else the inputs unchanged.
-    """
-    if status != ReleaseStatus.TGLO:
-        return status, why
-    return ReleaseStatus.DEGRADED, "অক্যালিব্রেটেড (uncalibrated: categorical gate, no calibrated threshold); " + why
-
-
 def bilingual(bn: str, en: str) -> str:
     """A user-facing message: Bangla first, English second (``"বাংলা — English"``)."""
     return f"{bn} — {en}" if en else bn
@@ -403,7 +392,8 @@ def decide(
             if verdict != Verdict.SUPPORT:
                 reason = f"auditor verdict {verdict.value if verdict else 'none (not audited)'}, not SUPPORT"
         elif math.isinf(tau):
-            reason = "τ = ∞: the Trust Gate fails closed" + (f" ({calibration.note})" if calibration.note else "")
+            # The statistical detail is in the run's calibration_note, not repeated under every quote.
+            reason = "τ = ∞: the Trust Gate fails closed"
         elif score < tau:
             reason = f"trust score {score:.3f} < τ {_fmt(tau)}"
         gated.append(
@@ -432,8 +422,6 @@ def decide(
     if uncalibrated and status != ReleaseStatus.UNDECIDED:
         status = ReleaseStatus.DEGRADED
         why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {calibration.note}; " + why
-    elif mode == "categorical":
-        status, why = uncalibrated_status(status, why)
     status, why, gated_parts, withheld_q = _qualify_status(
         status, why, released, accepted_claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
     )
@@ -533,8 +521,8 @@ def _undecided_reason(
         return bilingual("কোনো উত্তর যাচাই করা যায়নি: নির্ভরযোগ্যতা-যাচাই (Trust Gate) এই ব্যবস্থার জন্য এমন কোনো "
                          "সীমা খুঁজে পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার নিচে থাকে, অথবা ক্যালিব্রেশন "
                          "এই ব্যবস্থার নয় (τ = ∞), তাই কিছুই প্রকাশ করা হয় না",
-                         "no answer could be verified: the Trust Gate fails closed (τ = ∞)"
-                         + (f": {calibration.note}" if calibration.note else ""))
+                         "no answer could be verified: the Trust Gate fails closed (τ = ∞; why: the run's "
+                         "calibration_note)")
     if mode == "categorical":
         return bilingual("কোনো উত্তর যাচাই করা যায়নি: কোনো উদ্ধৃতি নিরীক্ষকের সমর্থন পায়নি",
                          "no answer could be verified: no quote was SUPPORTed by the auditor")
