@@ -117,7 +117,11 @@ def _bn(reason: str) -> str:
 
 
 def _framing(gate: GateResult, version: str) -> str:
-    v = to_bangla_digits(version) if version[:1].isdigit() else version
+    from labourcrew.statute.model import ENGLISH_LABEL, ENGLISH_VERSION
+
+    # The English text is never the law: say so wherever it is quoted as the answer.
+    v = (to_bangla_digits(version) if version[:1].isdigit()
+         else f"{version}, ইংরেজি অনানুষ্ঠানিক অনুবাদ — {ENGLISH_LABEL}" if version == ENGLISH_VERSION else version)
     if gate.status == ReleaseStatus.TGLO:
         return f"বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) অনুযায়ী, যাচাইকৃত উদ্ধৃতিসহ:"
     if gate.status == ReleaseStatus.DEGRADED:
