@@ -104,7 +104,8 @@ def parse_facts(items: Iterable[str]) -> list[Fact]:
     """``["years_of_service=4"]`` -> facts (a later value of a key replaces an earlier one).
 
     Raises:
-        ValueError: an item is not ``key=value`` (message Bangla first).
+        ValueError: an item is not ``key=value``, names an unknown fact, or gives a value the fact
+            cannot take (message Bangla first).
     """
     out: dict[str, Fact] = {}
     for item in items:
@@ -112,6 +113,21 @@ def parse_facts(items: Iterable[str]) -> list[Fact]:
         if not m:
             raise ValueError(f"তথ্যটি key=value আকারে দিন, যেমন years_of_service=4 — a fact must be key=value, got {item!r}")
         key, value = m.group(1), to_ascii_digits(m.group(2))
+        cond = _BY_KEY.get(key)
+        if cond is None:
+            raise ValueError(f"অজানা তথ্য {key!r}; জানা তথ্য: {', '.join(_BY_KEY)} — unknown fact {key!r}; "
+                             f"known: {', '.join(_BY_KEY)}")
+        if key == "years_of_service":
+            try:
+                years = float(value)
+            except ValueError:
+                years = -1.0
+            if not 0 <= years <= 60:
+                raise ValueError(f"চাকরির মেয়াদ বছরে একটি সংখ্যা দিন (০–৬০), যেমন years_of_service=4 — "
+                                 f"years_of_service must be a number of years (0-60), got {value!r}")
+        elif cond.choices and value not in {v for v, _ in cond.choices}:
+            raise ValueError(f"তথ্য {key!r}-এর মান হতে পারে: {', '.join(v for v, _ in cond.choices)} — "
+                             f"{key} must be one of {', '.join(v for v, _ in cond.choices)}, got {value!r}")
         out[key] = Fact(key=key, value=value, label_bn=_fact_label(key, value))
     return list(out.values())
 

@@ -134,3 +134,11 @@ def test_ask_json_has_clarifications_field(offline_board):
     r = ask(CASUAL, board=offline_board, save=False)
     data = json.loads(r.to_json())
     assert "clarifications" in data and "facts" in data and "direct_answer" in data["opinion"]
+
+
+def test_facts_are_checked_against_the_known_conditions():
+    assert parse_facts(["years_of_service=৪"])[0].value == "4"
+    for bad in ("years_of_service=abc", "years_of_service=-3", "colour=blue", "establishment=moon", "nonsense"):
+        with pytest.raises(ValueError) as exc:
+            parse_facts([bad])
+        assert "\u0980" <= str(exc.value)[0] <= "\u09ff"  # Bangla first
