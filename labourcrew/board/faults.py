@@ -29,15 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import InputError, TransientRoleError
 from labourcrew.ledger.roles import (
-    AuditBatchInput,
-    AuditBatchOutput,
-    AuditInput,
-    AuditOutput,
+    BackendWrapper,
     CallUsage,
-    CounselInput,
-    CounselOutput,
-    InterpreterInput,
-    InterpreterOutput,
     RoleBackend,
 )
 
@@ -68,7 +61,7 @@ def _input_key(payload: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
-class FaultInjectingBackend:
+class FaultInjectingBackend(BackendWrapper):
     """Wraps ``inner`` and makes its calls fail at ``rate`` (module docstring).
 
     Args:
@@ -95,7 +88,7 @@ class FaultInjectingBackend:
             raise InputError(f"fault rate must be in [0, 1], got {rate}")
         if not kinds:
             raise InputError("at least one fault kind is needed")
-        self.inner = inner
+        super().__init__(inner)
         self.rate = rate
         self.seed = seed
         self.kinds = tuple(kinds)
@@ -104,16 +97,6 @@ class FaultInjectingBackend:
         self.calls = 0
         self._seen: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        """The wrapped backend's name (it is the one that answers when no fault fires)."""
-        return self.inner.name
-
-    @property
-    def prompt_hashes(self) -> dict[str, str]:
-        """The wrapped backend's prompt hashes."""
-        return self.inner.prompt_hashes
 
     def _draw(self, method: str, payload: Any) -> FaultKind | None:
         key = _input_key(payload)
@@ -141,35 +124,11 @@ class FaultInjectingBackend:
     def _usage(self) -> CallUsage:
         return CallUsage(backend=self.name, llm_calls=0)
 
-    def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]:
-        kind = self._draw("spot_issues", question)
+    def _call(self, method: str, inp: Any) -> tuple[Any, CallUsage]:
+        kind = self._draw(method, inp)
         if kind is not None:
-            return self._fail("spot_issues", kind), self._usage()  # type: ignore[return-value]
-        return self.inner.spot_issues(question)
-
-    def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]:
-        kind = self._draw("counsel", inp)
-        if kind is not None:
-            return self._fail("counsel", kind), self._usage()  # type: ignore[return-value]
-        return self.inner.counsel(inp)
-
-    def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]:
-        kind = self._draw("interpret", inp)
-        if kind is not None:
-            return self._fail("interpret", kind), self._usage()  # type: ignore[return-value]
-        return self.inner.interpret(inp)
-
-    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
-        kind = self._draw("audit", inp)
-        if kind is not None:
-            return self._fail("audit", kind), self._usage()  # type: ignore[return-value]
-        return self.inner.audit(inp)
-
-    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
-        kind = self._draw("audit_batch", inp)
-        if kind is not None:
-            return self._fail("audit_batch", kind), self._usage()  # type: ignore[return-value]
-        return self.inner.audit_batch(inp)
+            return self._fail(method, kind), self._usage()
+        return super()._call(method, inp)
 
     def counts(self) -> dict[str, int]:
         """Injected faults per kind (and ``calls``: all calls seen)."""

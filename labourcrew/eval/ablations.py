@@ -59,16 +59,10 @@ from labourcrew.ledger.records import (
 )
 from labourcrew.ledger.retrieval import RetrievalPlan
 from labourcrew.ledger.roles import (
-    AuditBatchInput,
     AuditBatchOutput,
-    AuditInput,
     AuditOutput,
+    BackendWrapper,
     CallUsage,
-    CounselInput,
-    CounselOutput,
-    InterpreterInput,
-    InterpreterOutput,
-    RoleBackend,
 )
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY
 from labourcrew.retrieval.pipeline import assemble_pack
@@ -594,43 +588,17 @@ class ChunkRetrieval:
 # ---------------------------------------------------------------- backend wrapper
 
 
-class NoReentryBackend:
+class NoReentryBackend(BackendWrapper):
     """Wraps a backend and drops the Trust Auditor's retrieval requests, so the Supervisor never
     re-enters retrieval (the orchestration ablations without re-entry).
     """
 
-    def __init__(self, inner: RoleBackend):
-        self.inner = inner
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def prompt_hashes(self) -> dict[str, str]:
-        return self.inner.prompt_hashes
-
-    def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]:
-        return self.inner.spot_issues(question)
-
-    def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]:
-        return self.inner.counsel(inp)
-
-    def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]:
-        return self.inner.interpret(inp)
-
-    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
-        out, usage = self.inner.audit(inp)
+    def _call(self, method: str, inp: Any) -> tuple[Any, CallUsage]:
+        out, usage = super()._call(method, inp)
         if isinstance(out, AuditOutput) and out.retrieval_request is not None:
             out = out.model_copy(update={"retrieval_request": None})
-        return out, usage
-
-    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
-        out, usage = self.inner.audit_batch(inp)
-        if isinstance(out, AuditBatchOutput):
-            out = AuditBatchOutput(
-                verdicts=[v.model_copy(update={"retrieval_request": None}) for v in out.verdicts]
-            )
+        elif isinstance(out, AuditBatchOutput):
+            out = AuditBatchOutput(verdicts=[v.model_copy(update={"retrieval_request": None}) for v in out.verdicts])
         return out, usage
 
 

@@ -25,7 +25,7 @@ LangGraph's ``RetryPolicy`` decide what happens next.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,6 +39,7 @@ from labourcrew.ledger.records import (
 )
 
 __all__ = [
+    "BackendWrapper",
     "Role",
     "LANGUAGE_ROLES",
     "ProposedCitation",
@@ -266,3 +267,47 @@ class RoleBackend(Protocol):
         when the reply is malformed.
         """
         ...
+
+
+class BackendWrapper:
+    """Base of backends that wrap another one (fault injection, call accounting, ablations).
+
+    Every role method goes through :meth:`_call`, which by default delegates to ``inner``; a
+    wrapper overrides that one hook instead of re-writing each role method.
+
+    Args:
+        inner: the wrapped backend.
+        name: the name recorded for its calls (default: the wrapped backend's).
+    """
+
+    def __init__(self, inner: RoleBackend, name: str | None = None) -> None:
+        self.inner = inner
+        self.name = name or inner.name
+
+    @property
+    def prompt_hashes(self) -> dict[str, str]:
+        """The wrapped backend's prompt hashes."""
+        return self.inner.prompt_hashes
+
+    def _call(self, method: str, inp: Any) -> tuple[Any, CallUsage]:
+        return getattr(self.inner, method)(inp)
+
+    def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]:
+        """Issue Spotter (see :class:`RoleBackend`)."""
+        return self._call("spot_issues", question)
+
+    def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]:
+        """Worker or Employer Counsel."""
+        return self._call("counsel", inp)
+
+    def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]:
+        """Legal Interpreter."""
+        return self._call("interpret", inp)
+
+    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
+        """Trust Auditor, one claim."""
+        return self._call("audit", inp)
+
+    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
+        """Trust Auditor, all claims of a round."""
+        return self._call("audit_batch", inp)

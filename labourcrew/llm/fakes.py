@@ -37,6 +37,7 @@ from labourcrew.ledger.roles import (
     AuditInput,
     AuditOutput,
     AuditVerdict,
+    BackendWrapper,
     CallUsage,
     CounselInput,
     CounselOutput,
@@ -184,7 +185,7 @@ class ScriptedBackend:
 _EMPTY = object()
 
 
-class OneCallPerRole:
+class OneCallPerRole(BackendWrapper):
     """Wraps a backend and reports one chat-model call per role call.
 
     Stands in for an LLM backend whose every role method makes exactly one chat call (structured
@@ -193,33 +194,8 @@ class OneCallPerRole:
     """
 
     def __init__(self, inner: RoleBackend, name: str = "one-call-per-role") -> None:
-        self.inner = inner
-        self.name = name
+        super().__init__(inner, name)
 
-    @property
-    def prompt_hashes(self) -> dict[str, str]:
-        """The wrapped backend's prompt hashes."""
-        return self.inner.prompt_hashes
-
-    def _usage(self, usage: CallUsage) -> CallUsage:
-        return usage.model_copy(update={"backend": self.name, "llm_calls": 1})
-
-    def spot_issues(self, question: str) -> tuple[BaseModel, CallUsage]:
-        out, usage = self.inner.spot_issues(question)
-        return out, self._usage(usage)
-
-    def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]:
-        out, usage = self.inner.counsel(inp)
-        return out, self._usage(usage)
-
-    def interpret(self, inp: InterpreterInput) -> tuple[InterpreterOutput, CallUsage]:
-        out, usage = self.inner.interpret(inp)
-        return out, self._usage(usage)
-
-    def audit(self, inp: AuditInput) -> tuple[AuditOutput, CallUsage]:
-        out, usage = self.inner.audit(inp)
-        return out, self._usage(usage)
-
-    def audit_batch(self, inp: AuditBatchInput) -> tuple[AuditBatchOutput, CallUsage]:
-        out, usage = self.inner.audit_batch(inp)
-        return out, self._usage(usage)
+    def _call(self, method: str, inp: Any) -> tuple[Any, CallUsage]:
+        out, usage = super()._call(method, inp)
+        return out, usage.model_copy(update={"backend": self.name, "llm_calls": 1})
