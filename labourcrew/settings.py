@@ -225,11 +225,6 @@ class RetrievalSettings(_Group):
     pack_cap: int = Field(
         default=24, ge=1, description="Most units packed into the evidence set for the board."
     )
-    section_quota: int = Field(
-        default=0, ge=0, le=24,
-        description="With learned relevance: most units of one section before every other section's best "
-                    "unit has its turn (0: pure relevance order). Provisos travel with their rule.",
-    )
     fusion_weights: dict[Literal["dense", "lexical", "sparse", "exact"], float] = Field(
         default_factory=lambda: dict(DEFAULT_FUSION_WEIGHTS),
         description=(
