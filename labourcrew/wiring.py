@@ -29,7 +29,7 @@ from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.ledger.roles import RoleBackend
 from labourcrew.settings import Settings, load_settings
 
-__all__ = ["make_backend", "make_reranker", "make_retrieval", "make_deps", "make_board", "topology_board", "ONLINE_RETRY_S",
+__all__ = ["make_backend", "make_scorer", "make_reranker", "make_retrieval", "make_deps", "make_board", "topology_board", "ONLINE_RETRY_S",
            "OFFLINE_RETRY_S"]
 
 logger = logging.getLogger(__name__)
@@ -74,31 +74,46 @@ def make_backend(
     return backend
 
 
-def make_reranker(settings: Settings, graph: StatuteGraph, encoder=None):
+def make_scorer(settings: Settings, graph: StatuteGraph, retriever, model):
+    """A :class:`~labourcrew.relevance.model.RelevanceScorer` over ``retriever``'s encoder and query
+    adapter (the one way run time and ``train relevance`` build the relevance features).
+
+    Args:
+        settings: LabourCrew settings (index and relevance groups).
+        graph: the StatuteGraph.
+        retriever: the retrieval facade (its raw ``encoder`` and ``adapter``; no encoder: lexical only).
+        model: the loaded relevance model, or None (features only, for training).
+
+    Raises:
+        DataError: ``model`` was trained with another query adapter (stale).
+    """
+    from labourcrew.relevance.model import RelevanceScorer
+    from labourcrew.retrieval.embed_cache import CachedEncoder
+    from labourcrew.retrieval.thesaurus import load_thesaurus
+
+    encoder = getattr(retriever, "encoder", None)
+    # A private, never-saved view of the committed cache: a miss stays in memory.
+    passages = CachedEncoder(encoder, settings.index.embed_cache_dir, autosave=False) if encoder is not None else None
+    return RelevanceScorer(model, graph, load_thesaurus(settings.relevance.thesaurus_path), passages,
+                           adapter=getattr(retriever, "adapter", None))
+
+
+def make_reranker(settings: Settings, graph: StatuteGraph, retriever):
     """The learned relevance model as the facade's reranker (None when ``relevance.enabled`` is off).
 
     Args:
         settings: LabourCrew settings (relevance group).
         graph: the StatuteGraph.
-        encoder: the index's cached encoder (dense features), or None (lexical-only retrieval).
+        retriever: the retrieval facade it will rerank for (gives the encoder and query adapter).
 
     Raises:
         DataError: the artefact is missing or stale (``python -m labourcrew train relevance``).
     """
     if not settings.relevance.enabled:
         return None
-    from labourcrew.relevance.model import RelevanceScorer, load_model
-    from labourcrew.retrieval.thesaurus import load_thesaurus
+    from labourcrew.relevance.model import load_model
 
-    passages = None
-    if encoder is not None:
-        from labourcrew.retrieval.embed_cache import CachedEncoder
-
-        inner = getattr(encoder, "inner", encoder)
-        # A private, never-saved view of the committed cache: a miss stays in memory.
-        passages = CachedEncoder(inner, settings.index.embed_cache_dir, autosave=False)
-    return RelevanceScorer(load_model(settings.relevance.model_path), graph,
-                           load_thesaurus(settings.relevance.thesaurus_path), passages)
+    return make_scorer(settings, graph, retriever, load_model(settings.relevance.model_path))
 
 
 def make_retrieval(settings: Settings, graph: StatuteGraph, *, lexical_only: bool = False,
@@ -118,7 +133,7 @@ def make_retrieval(settings: Settings, graph: StatuteGraph, *, lexical_only: boo
         retriever = Retriever.from_settings(settings, graph=graph)
     if rerank:
         try:
-            retriever.reranker = make_reranker(settings, graph, retriever.encoder)
+            retriever.reranker = make_reranker(settings, graph, retriever)
         except BaseException:
             retriever.close()
             raise

@@ -9,7 +9,14 @@ Errors are **not** caught here: a node raises, LangGraph's ``RetryPolicy`` retri
 :class:`~labourcrew.errors.TransientRoleError`, and only after the retries are exhausted (or at
 once for any other error) does the Supervisor's failure recorder
 (:mod:`labourcrew.board.supervisor`) record the role as failed. Before re-raising, a node tags the
-exception with its attempt number and first-attempt time so the recorder can report them.
+exception with an :class:`AttemptInfo` (attempt number, first-attempt time, and the chat calls and
+tokens of every attempt so far) so the recorder can report them.
+
+Accounting: a failed attempt writes nothing to the ledger, so the usage of its chat calls (carried
+by the backend's exception, :func:`~labourcrew.ledger.roles.usage_of`) waits in the context's
+:class:`UsageTally` under the LangGraph task id; the successful attempt's
+:class:`~labourcrew.ledger.run.RoleCall` -- or the failure record -- carries the total, so
+``llm_calls`` and tokens count every chat request, retries included.
 
 A backend's output is never trusted: it is validated into the role's output model (raw text or a
 wrong type is a transient *malformed output* failure), proposed claims pass the Evidence Exchange
@@ -19,10 +26,12 @@ Protocol, and the auditor's verdict is capped by the deterministic skeptic check
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, TypedDict, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypedDict, TypeVar
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
@@ -57,6 +66,7 @@ from labourcrew.ledger.roles import (
     ProposedClaim,
     Role,
     batch_problems,
+    usage_of,
 )
 from labourcrew.ledger.run import RoleCall
 from labourcrew.retrieval.planner import make_plan, plan_from_request
@@ -84,6 +94,8 @@ __all__ = [
     "cited_texts",
     "validate_inputs",
     "ATTEMPT_ATTR",
+    "AttemptInfo",
+    "UsageTally",
 ]
 
 logger = logging.getLogger(__name__)
@@ -95,12 +107,51 @@ ATTEMPT_ATTR = "_labourcrew_attempt"
 _M = TypeVar("_M", bound=BaseModel)
 
 
+class UsageTally:
+    """Usage of the failed attempts of running node tasks, by LangGraph task id (thread-safe).
+
+    A node's failed attempt cannot write to the ledger, so what its chat calls cost is kept here
+    until the task ends: the successful attempt's :class:`~labourcrew.ledger.run.RoleCall` adds
+    it, or the failure recorder takes it once the retries are exhausted. Bounded (the oldest
+    entries are dropped) in case a board stops between the two.
+    """
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._lock = threading.Lock()
+        self._usage: OrderedDict[str, CallUsage] = OrderedDict()
+        self._limit = limit
+
+    def add(self, task: str | None, usage: CallUsage | None, backend: str) -> CallUsage | None:
+        """Add one failed attempt's usage to ``task``'s; returns the task's running total."""
+        with self._lock:
+            parts = [u for u in (self._usage.pop(task, None) if task else None, usage) if u is not None]
+            if not parts:
+                return None
+            total = CallUsage.total(parts, backend)
+            if task:
+                self._usage[task] = total
+                while len(self._usage) > self._limit:
+                    self._usage.popitem(last=False)
+            return total
+
+    def get(self, task: str | None) -> CallUsage | None:
+        """The running total of ``task``'s failed attempts (None when none made calls)."""
+        with self._lock:
+            return self._usage.get(task) if task else None
+
+    def pop(self, task: str | None) -> CallUsage | None:
+        """Remove and return ``task``'s entry (the task has ended)."""
+        with self._lock:
+            return self._usage.pop(task, None) if task else None
+
+
 @dataclass(frozen=True)
 class BoardContext:
     """The run context every node receives (``runtime.context``)."""
 
     settings: Settings
     deps: BoardDeps
+    tally: UsageTally = field(default_factory=UsageTally, compare=False, repr=False)
 
 
 class AuditTask(TypedDict):
@@ -122,25 +173,80 @@ a usable batch reply: the Trust Auditor then falls back to one call per claim.""
 # ---------------------------------------------------------------- plumbing
 
 
+class AttemptInfo(NamedTuple):
+    """What a node tags its raised exception with (``ATTEMPT_ATTR``), for the failure recorder."""
+
+    attempt: int = 1
+    first: float | None = None
+    usage: CallUsage | None = None  # chat calls of every attempt of the task so far
+    task: str | None = None  # LangGraph task id (the same over the task's retries)
+
+
 class _Attempt:
-    """Attempt bookkeeping of one node execution (see :func:`_attempt`)."""
+    """Attempt bookkeeping of one node execution (see :func:`_attempt`).
+
+    Every backend result goes through :meth:`unpack` (or :meth:`took`) and every caught backend
+    error through :meth:`absorb`, so the attempt knows the usage of all its chat calls -- the
+    successful ones, the malformed replies and the ones that raised.
+    """
 
     def __init__(self, role: Role, runtime: Runtime[BoardContext]):
         info = getattr(runtime, "execution_info", None)
+        ctx = runtime.context
         self.role = role
         self.attempt = int(getattr(info, "node_attempt", 1) or 1)
-        self.first = float(getattr(info, "node_first_attempt_time", None) or runtime.context.deps.clock())
-        self.clock = runtime.context.deps.clock
+        self.first = float(getattr(info, "node_first_attempt_time", None) or ctx.deps.clock())
+        self.clock = ctx.deps.clock
+        self.task: str | None = getattr(info, "task_id", None)
+        self.tally = ctx.tally
+        self.backend = ctx.deps.backend.name
+        self.usages: list[CallUsage] = []
+        self._absorbed: set[int] = set()
+
+    def took(self, usage: Any) -> CallUsage:
+        """Record a backend call's usage (anything but a CallUsage counts as no call)."""
+        if not isinstance(usage, CallUsage):
+            usage = CallUsage(backend=str(getattr(usage, "backend", "unknown")))
+        self.usages.append(usage)
+        return usage
+
+    def unpack(self, result: Any, model: type[_M]) -> _M:
+        """A backend result ``(output, usage)``: the usage recorded, the output validated into
+        ``model`` (raw text or a wrong type is a transient malformed output; its call still counts).
+        """
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TransientRoleError(f"{self.role.value}: malformed output: expected (output, usage)")
+        out, usage = result
+        self.took(usage)
+        return _expect(out, model, self.role)
+
+    def absorb(self, exc: BaseException) -> None:
+        """Record the usage a backend attached to ``exc`` (once per exception)."""
+        if id(exc) in self._absorbed:
+            return
+        self._absorbed.add(id(exc))
+        usage = usage_of(exc)
+        if usage is not None:
+            self.usages.append(usage)
+
+    def _own(self) -> CallUsage | None:
+        return CallUsage.total(self.usages, self.backend) if self.usages else None
+
+    def failed(self) -> CallUsage | None:
+        """This attempt failed: its usage joins the task's tally; returns the running total."""
+        return self.tally.add(self.task, self._own(), self.backend)
 
     def call(
         self,
         stage: str,
         retrieval_round: int,
-        usage: CallUsage | None = None,
         *,
         claim_id: str | None = None,
         fallback: str | None = None,
     ) -> RoleCall:
+        """The :class:`RoleCall` of the successful attempt: calls and tokens of every attempt."""
+        parts = [u for u in (self.tally.get(self.task), self._own()) if u is not None]
+        usage = CallUsage.total(parts, self.backend) if parts else None
         latency = max(0.0, (self.clock() - self.first) * 1000.0)
         status = RoleStatus(
             role=self.role.value,
@@ -165,16 +271,22 @@ class _Attempt:
 
 @contextmanager
 def _attempt(role: Role, runtime: Runtime[BoardContext]) -> Iterator[_Attempt]:
-    """Attempt bookkeeping; tags a raised exception with (attempt, first time) and re-raises it."""
+    """Attempt bookkeeping: on an exception, its usage joins the task's tally and it is tagged with
+    an :class:`AttemptInfo` before it is re-raised; on success the task's tally entry is dropped.
+    """
     att = _Attempt(role, runtime)
     try:
         yield att
     except Exception as exc:
+        att.absorb(exc)
+        info = AttemptInfo(att.attempt, att.first, att.failed(), att.task)
         try:
-            setattr(exc, ATTEMPT_ATTR, (att.attempt, att.first))
+            setattr(exc, ATTEMPT_ATTR, info)
         except (AttributeError, TypeError):  # exceptions with __slots__: report attempt 1
             pass
         raise
+    else:
+        att.tally.pop(att.task)
 
 
 def _expect(value: Any, model: type[_M], role: Role) -> _M:
@@ -191,15 +303,6 @@ def _expect(value: Any, model: type[_M], role: Role) -> _M:
             f"{role.value}: malformed output ({exc.error_count()} validation error(s)): {str(value)[:80]!r}"
         ) from exc
     raise TransientRoleError(f"{role.value}: malformed output: expected {model.__name__}, got {type(value).__name__}")
-
-
-def _unpack(result: Any, model: type[_M], role: Role) -> tuple[_M, CallUsage]:
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise TransientRoleError(f"{role.value}: malformed output: expected (output, usage)")
-    out, usage = result
-    if not isinstance(usage, CallUsage):
-        usage = CallUsage(backend=str(getattr(usage, "backend", "unknown")))
-    return _expect(out, model, role), usage
 
 
 def stage_of(role: Role, state: CaseLedger) -> str:
@@ -301,7 +404,7 @@ def issue_spotter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str
 
     ctx = _ctx(runtime)
     with _attempt(Role.ISSUE_SPOTTER, runtime) as att:
-        spotting, usage = _unpack(ctx.deps.backend.spot_issues(state["question"]), IssueSpotting, Role.ISSUE_SPOTTER)
+        spotting = att.unpack(ctx.deps.backend.spot_issues(state["question"]), IssueSpotting)
         version = state["version"]
         resolved = {lb: resolve_label(ctx.deps.graph, version, lb) for lb in spotting.section_labels}
         return {
@@ -309,7 +412,7 @@ def issue_spotter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str
             "answerable": _answerable(spotting, [lb for lb, v in resolved.items() if v is None]),
             "section_ids": list(dict.fromkeys(v for v in resolved.values() if v)),
             "premise_errors": premise_errors(spotting.section_labels, resolved, version, ctx.deps.graph),
-            "role_calls": [att.call(stage_of(Role.ISSUE_SPOTTER, state), 0, usage)],
+            "role_calls": [att.call(stage_of(Role.ISSUE_SPOTTER, state), 0)],
         }
 
 
@@ -404,12 +507,12 @@ def _counsel(side: Side, role: Role, state: CaseLedger, runtime: Runtime[BoardCo
             round=round_,
             other_claims=others,
         )
-        out, usage = _unpack(ctx.deps.backend.counsel(inp), CounselOutput, role)
+        out = att.unpack(ctx.deps.backend.counsel(inp), CounselOutput)
         fresh, rejected = _admit(side, out.claims, state, round_)
         return {
             "claims": fresh,
             "rejected_by_eep": rejected,
-            "role_calls": [att.call(stage_of(role, state), state.get("retrieval_round", 0), usage)],
+            "role_calls": [att.call(stage_of(role, state), state.get("retrieval_round", 0))],
         }
 
 
@@ -448,14 +551,14 @@ def legal_interpreter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict
             pack=state.get("pack") or EvidencePack(),
             claims=list(state.get("claims") or []),
         )
-        out, usage = _unpack(ctx.deps.backend.interpret(inp), InterpreterOutput, Role.LEGAL_INTERPRETER)
+        out = att.unpack(ctx.deps.backend.interpret(inp), InterpreterOutput)
         proposed = [out.governing_rule] if out.governing_rule is not None else []
         fresh, rejected = _admit(Side.INTERPRETER, proposed, state, state.get("deliberation_round", 0))
         return {
             "claims": fresh,
             "rejected_by_eep": rejected,
             "interpreter_notes": out.notes,
-            "role_calls": [att.call(stage_of(Role.LEGAL_INTERPRETER, state), state.get("retrieval_round", 0), usage)],
+            "role_calls": [att.call(stage_of(Role.LEGAL_INTERPRETER, state), state.get("retrieval_round", 0))],
         }
 
 
@@ -500,32 +603,22 @@ def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str]) -> Tru
     )
 
 
-def _batch_reply(result: Any, inp: AuditBatchInput) -> tuple[dict[str, AuditOutput] | None, CallUsage | None, str]:
-    """Validate a batch reply: ``(verdicts by claim id, usage, "")`` or ``(None, usage, why)``."""
+def _batch_reply(result: Any, inp: AuditBatchInput, att: _Attempt) -> tuple[dict[str, AuditOutput] | None, str]:
+    """Validate a batch reply (its usage recorded on ``att``): ``(verdicts by claim id, "")`` or
+    ``(None, why)``.
+    """
     if not (isinstance(result, tuple) and len(result) == 2):
-        return None, None, "expected (output, usage)"
+        return None, "expected (output, usage)"
     out, usage = result
-    if not isinstance(usage, CallUsage):
-        usage = CallUsage(backend=str(getattr(usage, "backend", "unknown")))
+    att.took(usage)
     try:
         batch = _expect(out, AuditBatchOutput, Role.TRUST_AUDITOR)
     except TransientRoleError as exc:
-        return None, usage, str(exc)
+        return None, str(exc)
     problems = batch_problems(inp, batch)
     if problems:
-        return None, usage, "; ".join(problems)
-    return batch.by_claim(), usage, ""
-
-
-def _sum_usage(usages: list[CallUsage]) -> CallUsage:
-    backends = list(dict.fromkeys(u.backend for u in usages))
-    return CallUsage(
-        backend=", ".join(backends) or DETERMINISTIC,
-        tokens_in=sum(u.tokens_in for u in usages),
-        tokens_out=sum(u.tokens_out for u in usages),
-        cost_usd=sum(u.cost_usd for u in usages),
-        llm_calls=sum(u.llm_calls for u in usages),
-    )
+        return None, "; ".join(problems)
+    return batch.by_claim(), ""
 
 
 def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, Any]:
@@ -548,25 +641,21 @@ def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, 
         claims = list(task["claims"])
         inp = AuditBatchInput(question=task["question"], claims=claims, cited_texts=task["cited_texts"])
         backend = ctx.deps.backend
-        usages: list[CallUsage] = []
         fallback: str | None = None
         try:
-            outs, usage, why = _batch_reply(backend.audit_batch(inp), inp)
+            outs, why = _batch_reply(backend.audit_batch(inp), inp, att)
         except RoleError as exc:
             if getattr(exc, "kind", None) not in MALFORMED_KINDS:
                 raise
-            # The model answered (one call made) but not with a parseable batch.
-            outs, usage, why = None, CallUsage(backend=backend.name, llm_calls=1), str(exc)
-        if usage is not None:
-            usages.append(usage)
+            # The model answered but not with a parseable batch; the call counts (its usage is on exc).
+            att.absorb(exc)
+            outs, why = None, str(exc)
         if outs is None:
             logger.info("trust auditor: batch reply malformed (%s); auditing claim by claim", why)
             fallback = f"one call per claim (batch reply malformed: {why[:160]})"
             outs = {}
             for claim in claims:
-                out, one = _unpack(backend.audit(inp.single(claim)), AuditOutput, Role.TRUST_AUDITOR)
-                outs[claim.claim_id] = out
-                usages.append(one)
+                outs[claim.claim_id] = att.unpack(backend.audit(inp.single(claim)), AuditOutput)
         findings: dict[str, TrustFinding] = {}
         requests = []
         for claim in claims:
@@ -578,7 +667,7 @@ def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, 
         return {
             "findings": findings,
             "retrieval_requests": requests,
-            "role_calls": [att.call(f"audit@r{r}", r, _sum_usage(usages), fallback=fallback)],
+            "role_calls": [att.call(f"audit@r{r}", r, fallback=fallback)],
         }
 
 

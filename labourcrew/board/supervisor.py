@@ -22,8 +22,8 @@ Two jobs:
    ``RetryPolicy`` (transient errors retried with back-off) and an error handler built here. The
    handler runs only after LangGraph has exhausted the retries (or at once for a non-transient
    error); it records a ``failed`` :class:`~labourcrew.ledger.records.RoleStatus` (attempts, error,
-   latency, backend), applies the role's documented fallback and routes on, so a run degrades and
-   never crashes:
+   latency, backend, and the chat calls and tokens of every failed attempt), applies the role's
+   documented fallback and routes on, so a run degrades and never crashes:
 
    ======================  =========================================  =========================
    failed role             fallback                                    continues at
@@ -57,6 +57,7 @@ from labourcrew.audit.skeptic import claim_conflicts
 from labourcrew.board.roles import (
     ATTEMPT_ATTR,
     DETERMINISTIC,
+    AttemptInfo,
     BoardContext,
     _attempt,
     stage_of,
@@ -266,7 +267,10 @@ def failure_recorder(role: Role) -> Callable[..., Command]:
     def record_failure(state: dict, error: NodeError, runtime: Runtime[BoardContext]) -> Command:
         ctx = runtime.context
         exc = error.error
-        attempt, first = getattr(exc, ATTEMPT_ATTR, (1, None))
+        info = getattr(exc, ATTEMPT_ATTR, None)
+        info = info if isinstance(info, AttemptInfo) else AttemptInfo()
+        ctx.tally.pop(info.task)  # the task has ended; its usage is on the exception
+        usage = info.usage
         now = ctx.deps.clock()
         backend = ctx.deps.backend.name if role in LANGUAGE_ROLES else DETERMINISTIC
         r = int(state.get("retrieval_round", 0) or 0)
@@ -274,23 +278,28 @@ def failure_recorder(role: Role) -> Callable[..., Command]:
         status = RoleStatus(
             role=role.value,
             status="failed",
-            attempts=int(attempt),
+            attempts=int(info.attempt),
             error=_error_text(exc),
-            latency_ms=round(max(0.0, (now - first) * 1000.0), 3) if first else 0.0,
-            backend=backend,
+            latency_ms=round(max(0.0, (now - info.first) * 1000.0), 3) if info.first else 0.0,
+            tokens_in=usage.tokens_in if usage else 0,
+            tokens_out=usage.tokens_out if usage else 0,
+            backend=usage.backend if usage else backend,
         )
-        logger.warning("role %s failed after %d attempt(s): %s", role.value, attempt, status.error)
+        logger.warning("role %s failed after %d attempt(s): %s", role.value, info.attempt, status.error)
         # A failed audit task is recorded once per claim of the round (each counts as NEI); the
-        # task's latency is reported on the first record only.
+        # task's latency, calls and tokens are reported on the first record only.
         claim_ids: list[str | None] = [None]
         if role == Role.TRUST_AUDITOR:
             claim_ids = [c.claim_id for c in state.get("claims") or []] or [None]
+        rest = status.model_copy(update={"latency_ms": 0.0, "tokens_in": 0, "tokens_out": 0})
         update: dict[str, Any] = {
             "role_calls": [
                 RoleCall(
-                    status=status if k == 0 else status.model_copy(update={"latency_ms": 0.0}),
+                    status=status if k == 0 else rest,
                     stage=stage,
                     retrieval_round=r,
+                    llm_calls=usage.llm_calls if usage and k == 0 else 0,
+                    cost_usd=usage.cost_usd if usage and k == 0 else 0.0,
                     claim_id=cid,
                     fallback=label,
                 )

@@ -14,9 +14,12 @@
   record); ``calibrate import-labels FILE --annotator NAME``, ``calibrate agreement``,
   ``calibrate validate`` -- label import by legacy or content key, the agreement report, the
   split validation;
-* ``bench [--json]`` -- the whole benchmark (:mod:`labourcrew.eval.bench`); ``bench retrieval``
-  stays the retrieval benchmark of :mod:`labourcrew.cli.retrieval`, ``bench board``
-  runs the board part only.
+* ``bench [--json] [--llm-limit N]`` -- the whole benchmark (:mod:`labourcrew.eval.bench`);
+  ``bench retrieval`` stays the retrieval benchmark of :mod:`labourcrew.cli.retrieval`,
+  ``bench board`` runs the board part only, ``bench llm [--llm-limit N]`` only the configured
+  endpoint against the offline default on N reporting-split questions (default 3; an endpoint
+  is ``LABOURCREW_LLM__BASE_URL`` + ``LABOURCREW_LLM__MODEL``; without one ``bench`` reports the
+  part as skipped and ``bench llm`` exits 2).
 
 Bad input raises :class:`~labourcrew.errors.InputError` (exit code 2).
 """
@@ -160,27 +163,39 @@ def cmd_eval(a: argparse.Namespace) -> int:
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
-    """``bench``: the whole benchmark (``bench board``: without the retrieval part)."""
-    from labourcrew.eval.bench import format_bench, run_bench
+    """``bench``: the whole benchmark (``bench board``: without the retrieval part; ``bench llm``:
+    only the endpoint against the offline default).
+    """
+    from labourcrew.eval.bench import format_bench, format_endpoint, run_bench, run_endpoint_bench
     from labourcrew.settings import load_settings
 
     _quiet()
     if (a.board_items is not None and a.board_items < 1) or a.throughput_items < 1:
         raise InputError("--board-items and --throughput-items must be >= 1")
+    if a.llm_limit < 1:
+        raise InputError(f"--llm-limit must be >= 1, got {a.llm_limit}")
     overrides = {}
     if getattr(a, "encoder", None):
         overrides["index__encoder"] = a.encoder
     if getattr(a, "uri", None):
         overrides["index__uri"] = a.uri
+    dataset = Path(a.dataset[0]) if getattr(a, "dataset", None) else None
+    progress = None if a.json else (lambda m: print(m, file=sys.stderr, flush=True))
+    if getattr(a, "bench_part", "all") == "llm":
+        part = run_endpoint_bench(settings=load_settings(**overrides), llm_limit=a.llm_limit, dataset=dataset,
+                                  progress=progress)
+        print(json.dumps(part, ensure_ascii=False, default=str) if a.json else format_endpoint(part))
+        return 0
     result = run_bench(
         settings=load_settings(**overrides),
         retrieval=getattr(a, "bench_part", "all") != "board",
         cold=not getattr(a, "no_cold", False),
         board_items=a.board_items,
         throughput_items=a.throughput_items,
-        dataset=Path(a.dataset[0]) if getattr(a, "dataset", None) else None,
+        llm_limit=a.llm_limit,
+        dataset=dataset,
         limit=getattr(a, "limit", None),
-        progress=None if a.json else (lambda m: print(m, file=sys.stderr, flush=True)),
+        progress=progress,
     )
     print(json.dumps(result, ensure_ascii=False, default=str) if a.json else format_bench(result))
     return 0
@@ -320,6 +335,11 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--throughput-items", type=int, default=24, help="items for the 1 vs 2 worker throughput (default 24)"
     )
+    p.add_argument(
+        "--llm-limit", type=int, default=3, metavar="N",
+        help="report-split questions for the configured endpoint vs the offline default (default 3; "
+        "needs LABOURCREW_LLM__BASE_URL and LABOURCREW_LLM__MODEL, else skipped)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -349,25 +369,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     board.add_argument("--limit", type=int)
     _bench_options(board)
     board.set_defaults(func=cmd_bench, bench_part="board")
+    llm = bsub.add_parser("llm", help="the configured OpenAI-compatible endpoint vs the offline default")
+    llm.add_argument("--json", action="store_true")
+    llm.add_argument("--dataset", action="append")
+    llm.add_argument("--limit", type=int)
+    _bench_options(llm)
+    llm.set_defaults(func=cmd_bench, bench_part="llm")
 
 
 def cmd_train(a: argparse.Namespace) -> int:
-    """``train relevance``: rebuild the relevance model from data/train (deterministic)."""
-    from labourcrew.eval.train_relevance import train
+    """``train relevance`` / ``train adapter``: rebuild a learned artefact from data/train (deterministic)."""
     from labourcrew.graph.statute_graph import load_graph
-    from labourcrew.relevance.model import RelevanceScorer
-    from labourcrew.retrieval.embed_cache import CachedEncoder
-    from labourcrew.retrieval.thesaurus import load_thesaurus
     from labourcrew.settings import load_settings
-    from labourcrew.wiring import make_retrieval
 
     settings = load_settings()
     graph = load_graph()
+    if a.sub == "adapter":
+        from labourcrew.eval.train_adapter import train_adapter
+
+        record = train_adapter(settings, graph)
+        print(json.dumps(record, ensure_ascii=False, indent=1) if a.json else
+              f"query adapter: CV hit@10 {record['cv_hit_at_10_raw']} -> {record['cv_hit_at_10_adapted']} "
+              f"on {record['items']} questions -> {settings.retrieval.query_adapter_path}")
+        return 0
+    from labourcrew.eval.train_relevance import train
+    from labourcrew.wiring import make_retrieval, make_scorer
+
     retriever = make_retrieval(settings, graph, rerank=False)
     try:
-        passages = CachedEncoder(retriever.encoder, settings.index.embed_cache_dir, autosave=False)
-        thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
-        record = train(settings, retriever, lambda model: RelevanceScorer(model, graph, thesaurus, passages))
+        adapters = None
+        if retriever.adapter is not None:
+            from labourcrew.eval.train_adapter import cross_fitted_adapters
+
+            adapters = cross_fitted_adapters(settings, graph, retriever.adapter)
+        record = train(settings, retriever, lambda model: make_scorer(settings, graph, retriever, model),
+                       adapters=adapters)
     finally:
         retriever.close()
     print(json.dumps(record, ensure_ascii=False, indent=1) if a.json else
@@ -382,3 +418,6 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     rel = tsub.add_parser("relevance", help="the relevance model (rerank, span choice, trust score)")
     rel.add_argument("--json", action="store_true")
     rel.set_defaults(func=cmd_train)
+    ad = tsub.add_parser("adapter", help="the query adapter for dense search (train it before the relevance model)")
+    ad.add_argument("--json", action="store_true")
+    ad.set_defaults(func=cmd_train)

@@ -16,7 +16,13 @@ asserted -- wall-clock numbers depend on the machine and its load):
 3. **LLM calls**: the board's own call accounting (``AskResult.usage``) with every language-role
    call counted as one chat call (:class:`~labourcrew.llm.fakes.OneCallPerRole` over the offline
    backend): calls per question and on the critical path (per question and per retrieval round);
-   the ``openai`` backend is timed only when an endpoint is configured;
+   then **the configured endpoint against the offline default**: when ``LABOURCREW_LLM__BASE_URL``
+   and ``LABOURCREW_LLM__MODEL`` are set, the same ``llm_limit`` reporting-split questions (default
+   3) run through the ``openai`` backend and through the offline default (counted one call per
+   role call), one board each, built by :mod:`labourcrew.wiring`; per backend: chat calls and
+   sequential calls per question, tokens in/out per question, latency p50/p95, release statuses
+   and failed roles, and the ratios openai ÷ offline (also alone: :func:`run_endpoint_bench`,
+   ``python -m labourcrew bench llm``); otherwise a skipped reason;
 4. **memory**: peak resident memory of this process (which holds everything the app holds: the
    StatuteGraph, the encoder, Milvus Lite, the board) and of it plus its child processes (none with
    the Milvus Lite versions that run in-process; a server subprocess would be counted), sampled
@@ -40,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from labourcrew.errors import InputError
 from labourcrew.eval.ablations import get_config
 from labourcrew.eval.datasets import DEFAULT_DATASET, DevItem, load_dataset
 from labourcrew.eval.metrics import EvalRun
@@ -51,7 +58,18 @@ from labourcrew.eval.splits import select_split
 from labourcrew.gate.recalibration import regate_with_checks
 from labourcrew.settings import Settings, load_settings
 
-__all__ = ["TARGETS", "run_bench", "format_bench", "MemorySampler"]
+__all__ = [
+    "TARGETS",
+    "ENDPOINT_METRICS",
+    "RELEASE_STATUSES",
+    "run_bench",
+    "run_endpoint_bench",
+    "endpoint_skip_reason",
+    "compare_backends",
+    "format_bench",
+    "format_endpoint",
+    "MemorySampler",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -205,39 +223,140 @@ def _board_part(
 
 
 def _llm_calls_part(settings: Settings, res: Any, items: Sequence[DevItem]) -> dict[str, Any]:
-    from labourcrew.board.run import ask
+    from labourcrew.board.bench import bench_board
     from labourcrew.llm.fakes import OneCallPerRole
     from labourcrew.wiring import make_board
 
     board = make_board(settings, graph=res.graph, retrieval=res.port(), backend=OneCallPerRole(res.offline_backend()))
-    per_q, seq_q, per_round_seq, rounds = [], [], [], []
-    for it in items:
-        r = ask(it.question_bn, version=it.statute_version, board=board, save=False)
-        per_q.append(sum(u.llm_calls for u in r.usage))
-        seq_q.append(sum(u.sequential_llm_calls for u in r.usage))
-        per_round_seq += [u.sequential_llm_calls for u in r.usage]
-        rounds.append(r.rounds)
+    b = bench_board(board, [(it.question_bn, it.statute_version) for it in items])
     return {
         "method": "one chat call per language-role call (OneCallPerRole over the offline backend)",
-        "n": len(items),
-        "calls_per_question_mean": float(np.mean(per_q)) if per_q else math.nan,
-        "calls_per_question_max": max(per_q, default=0),
-        "critical_path_per_question_mean": float(np.mean(seq_q)) if seq_q else math.nan,
-        "critical_path_per_question_max": max(seq_q, default=0),
-        "critical_path_per_round_mean": float(np.mean(per_round_seq)) if per_round_seq else math.nan,
-        "critical_path_per_round_max": max(per_round_seq, default=0),
-        "retrieval_rounds_mean": float(np.mean(rounds)) if rounds else math.nan,
+        "n": b.n,
+        "calls_per_question_mean": b.calls_per_question_mean,
+        "calls_per_question_max": b.calls_per_question_max,
+        "critical_path_per_question_mean": b.critical_path_per_question_mean,
+        "critical_path_per_question_max": b.critical_path_per_question_max,
+        "critical_path_per_round_mean": b.mean_sequential_llm_calls_per_round if b.n else math.nan,
+        "critical_path_per_round_max": b.max_sequential_llm_calls_per_round,
+        "retrieval_rounds_mean": b.retrieval_rounds_mean,
         "goal_sequential_per_round": 6,
     }
 
 
-def _openai_part(settings: Settings) -> dict[str, Any]:
-    if not (settings.llm.base_url and settings.llm.model):
-        return {"skipped": "no OpenAI-compatible endpoint configured (LABOURCREW_LLM__BASE_URL, LABOURCREW_LLM__MODEL)"}
+# ---------------------------------------------------------------- the endpoint against the offline default
+
+ENDPOINT_METRICS: dict[str, str] = {
+    "calls_per_question_mean": "chat calls / question (mean)",
+    "critical_path_per_question_mean": "sequential calls / question (mean)",
+    "tokens_in_per_question_mean": "tokens in / question (mean)",
+    "tokens_out_per_question_mean": "tokens out / question (mean)",
+    "p50_s": "latency / question p50 (s)",
+    "p95_s": "latency / question p95 (s)",
+}
+"""Per-backend numbers of the endpoint comparison that get an openai ÷ offline ratio, with labels."""
+
+RELEASE_STATUSES = ("TGLO", "DEGRADED", "UNDECIDED")
+
+
+def endpoint_skip_reason(settings: Settings) -> str | None:
+    """Why the endpoint comparison cannot run with ``settings`` (None when it can).
+
+    Both ``llm.base_url`` and ``llm.model`` must be set: the default OpenAI endpoint is never
+    benchmarked by accident (it costs money).
+    """
+    if settings.llm.base_url and settings.llm.model:
+        return None
+    return (
+        "কোনো OpenAI-সামঞ্জস্যপূর্ণ endpoint দেওয়া নেই — no OpenAI-compatible endpoint configured: "
+        "set LABOURCREW_LLM__BASE_URL and LABOURCREW_LLM__MODEL (and LABOURCREW_LLM__API_KEY)"
+    )
+
+
+def _summary(b: Any) -> dict[str, Any]:
+    """The comparison's numbers of one :class:`~labourcrew.board.bench.BoardBench`."""
+    statuses = {k: b.statuses.get(k, 0) for k in RELEASE_STATUSES}
+    statuses.update({k: v for k, v in b.statuses.items() if k not in statuses})
     return {
-        "skipped": "the openai backend is timed with: python -m labourcrew eval --backend openai --split report "
-        "(latency_s, llm_calls and sequential_llm_calls columns); not run inside the benchmark"
+        "backend": b.backend,
+        "n": b.n,
+        "calls_per_question_mean": b.calls_per_question_mean,
+        "calls_per_question_max": b.calls_per_question_max,
+        "critical_path_per_question_mean": b.critical_path_per_question_mean,
+        "critical_path_per_question_max": b.critical_path_per_question_max,
+        "tokens_in_per_question_mean": b.tokens_in_per_question_mean,
+        "tokens_out_per_question_mean": b.tokens_out_per_question_mean,
+        "p50_s": b.p50_latency_s,
+        "p95_s": b.p95_latency_s,
+        "llm_calls_total": b.llm_calls_total,
+        "tokens_in_total": b.tokens_in_total,
+        "tokens_out_total": b.tokens_out_total,
+        "statuses": statuses,
+        "failed_roles": dict(sorted(b.failed_roles.items())),
+        "questions_with_failed_roles": b.questions_with_failed_roles,
     }
+
+
+def compare_backends(offline: Any, openai: Any) -> dict[str, Any]:
+    """The endpoint comparison from two :class:`~labourcrew.board.bench.BoardBench` reports.
+
+    Returns:
+        ``{"offline": {...}, "openai": {...}, "ratios": {metric: openai ÷ offline}}``: per backend
+        the numbers of :data:`ENDPOINT_METRICS` plus maxima, totals, statuses (every one of
+        :data:`RELEASE_STATUSES`, 0 when absent) and failed roles (role -> questions); a ratio is
+        NaN when either side is undefined or the offline side is 0 (the offline default spends no
+        tokens).
+    """
+    off, on = _summary(offline), _summary(openai)
+    return {"offline": off, "openai": on, "ratios": {m: _ratio(on[m], off[m]) for m in ENDPOINT_METRICS}}
+
+
+def _with_backend(settings: Settings, backend: str) -> Settings:
+    return settings.model_copy(update={"board": settings.board.model_copy(update={"backend": backend})})
+
+
+def _endpoint_name(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)  # drop any user:password@ before printing
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+
+def _endpoint_part(
+    settings: Settings, res: Any, items: Sequence[DevItem], progress: Callable[[str], None] | None
+) -> dict[str, Any]:
+    from labourcrew.board.bench import bench_board
+    from labourcrew.llm.fakes import OneCallPerRole
+    from labourcrew.wiring import make_backend, make_board
+
+    reason = endpoint_skip_reason(settings)
+    if reason is not None:
+        return {"skipped": reason}
+    offline_settings, openai_settings = _with_backend(settings, "offline"), _with_backend(settings, "openai")
+    questions = [(it.question_bn, it.statute_version) for it in items]
+    port = res.port()
+    offline_board = make_board(
+        offline_settings, graph=res.graph, retrieval=port, backend=OneCallPerRole(res.offline_backend())
+    )
+    backend = make_backend(openai_settings, res.graph, chat_model_factory=res.chat_model_factory)
+    openai_board = make_board(openai_settings, graph=res.graph, retrieval=port, backend=backend)
+    if progress:
+        progress(f"endpoint vs offline: {len(items)} questions, offline first")
+    offline = bench_board(offline_board, questions)
+    if progress:
+        progress(f"endpoint vs offline: {len(items)} questions through {backend.name}")
+    openai = bench_board(openai_board, questions)
+    out = compare_backends(offline, openai)
+    out.update(
+        n=len(items),
+        items=[it.id for it in items],
+        endpoint=_endpoint_name(str(settings.llm.base_url)),
+        model=settings.llm.model,
+        method="the same report-split questions through each backend, one at a time; offline counted "
+        "one chat call per language-role call (OneCallPerRole); openai: every chat request sent, "
+        "failed and retried ones included",
+    )
+    return out
 
 
 def _throughput_part(
@@ -302,6 +421,7 @@ def run_bench(
     board_items: int | None = None,
     throughput_items: int = 24,
     llm_items: int = 20,
+    llm_limit: int = 3,
     dataset: Path | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
@@ -316,20 +436,28 @@ def run_bench(
         board_items: reporting-split items for the board part (None: all of them).
         throughput_items: items for the 1 vs 2 worker throughput.
         llm_items: items for the LLM call count.
+        llm_limit: reporting-split questions for the endpoint against the offline default (>= 1;
+            run only when an endpoint is configured, see :func:`endpoint_skip_reason`).
         dataset: dev JSONL (default data/eval/dev_v1.jsonl).
         limit: first N questions of the retrieval part.
         resources: shared :class:`~labourcrew.eval.runner.EvalResources` (default: opened here and
             closed at the end; tests inject lexical retrieval and skip the retrieval part).
 
     Returns:
-        A JSON-ready dict: ``retrieval``, ``board`` (``offline``, ``openai``), ``llm_calls``,
-        ``memory``, ``throughput``, ``ratios_to_flat``, ``targets``; NaN written as None.
+        A JSON-ready dict: ``retrieval``, ``board`` (``offline``; ``openai``: the endpoint against
+        the offline default, see :func:`compare_backends`, or ``{"skipped": reason}``),
+        ``llm_calls``, ``memory``, ``throughput``, ``ratios_to_flat``, ``targets``; NaN written as
+        None.
 
     Raises:
         IndexNotBuiltError: no vector index.
+        InputError: ``llm_limit`` < 1.
+        ConfigError: the endpoint is configured but the ``openai`` backend cannot be built.
     """
     from labourcrew.eval.runner import EvalResources
 
+    if llm_limit < 1:
+        raise InputError(f"--llm-limit must be >= 1, got {llm_limit}")
     settings = settings or load_settings()
     dataset = dataset or DEFAULT_DATASET
     report = select_split(load_dataset(dataset), "report")
@@ -346,10 +474,11 @@ def run_bench(
                     progress("retrieval: index build (cached" + (", cold" if cold else "") + "), flat512 vs hybrid_hop")
                 result["retrieval"] = _retrieval_part(settings, res, dataset, cold, limit, progress)
             board, _ = _board_part(settings, res, _spread(report, board_items), workdir / "board", progress)
-            result["board"] = {"offline": board, "openai": _openai_part(settings)}
+            result["board"] = {"offline": board}
             if progress:
                 progress(f"LLM call structure: {llm_items} questions")
             result["llm_calls"] = _llm_calls_part(settings, res, _spread(report, llm_items))
+            result["board"]["openai"] = _endpoint_part(settings, res, _spread(report, llm_limit), progress)
             result["throughput"] = _throughput_part(res, _spread(report, throughput_items), workdir / "tp", progress)
         result["memory"] = {
             "peak_rss_self_mb": round(mem.peak_self / 2**20, 1),
@@ -404,7 +533,6 @@ def format_bench(result: dict[str, Any]) -> str:
         f"board offline: n={b['n']}  p50 {_f(b['p50_s'])} s  p95 {_f(b['p95_s'])} s  statuses {b['statuses']}",
         f"  gate {b['gate_mode']} (τ {b['tau']}); quality from: {b['quality_decision']}",
         f"  quality: {b['quality']}",
-        f"board openai: {result['board']['openai']}",
     ]
     c = result["llm_calls"]
     lines.append(
@@ -412,6 +540,7 @@ def format_bench(result: dict[str, Any]) -> str:
         f"critical path/question mean {_f(c['critical_path_per_question_mean'], 2)}, "
         f"per round mean {_f(c['critical_path_per_round_mean'], 2)} max {c['critical_path_per_round_max']} (goal <= 6)"
     )
+    lines += ["", format_endpoint(result["board"]["openai"]), ""]
     m = result["memory"]
     lines.append(f"peak RSS: self {m['peak_rss_self_mb']} MB, with children {m['peak_rss_total_mb']} MB")
     t = result["throughput"]
@@ -428,3 +557,96 @@ def format_bench(result: dict[str, Any]) -> str:
             f"{'yes' if row['met'] else ('no' if row['met'] is False else 'n/a')}"
         )
     return "\n".join(lines)
+
+
+def _failed_text(failed: dict[str, int]) -> str:
+    return ", ".join(f"{role} {n}" for role, n in failed.items()) or "none"
+
+
+def format_endpoint(part: dict[str, Any]) -> str:
+    """The endpoint comparison (``result["board"]["openai"]`` of :func:`run_bench`, or
+    :func:`run_endpoint_bench`'s result) as a table: offline, openai, openai ÷ offline.
+    """
+    if "skipped" in part:
+        return f"board openai: skipped — {part['skipped']}"
+    off, on, ratios = part["offline"], part["openai"], part["ratios"]
+
+    def row(label: str, a: Any, b: Any, ratio: str = "") -> str:
+        return f"  {label:<38}{a:>12}{b:>12}{ratio:>18}".rstrip()
+
+    def statuses(side: dict[str, Any]) -> str:
+        return "/".join(str(side["statuses"].get(k, 0)) for k in RELEASE_STATUSES)
+
+    lines = [
+        f"board openai vs offline default: the same {part['n']} report-split question(s) "
+        f"({', '.join(part.get('items') or [])})",
+        f"  openai: {on['backend']} at {part.get('endpoint')}; offline: counted one chat call per role call",
+        row("per question", "offline", "openai", "openai ÷ offline"),
+    ]
+    lines += [row(label, _f(off[k], 2), _f(on[k], 2), _f(ratios.get(k), 2)) for k, label in ENDPOINT_METRICS.items()]
+    lines += [
+        row("chat calls / question (max)", off["calls_per_question_max"], on["calls_per_question_max"]),
+        row("sequential calls / question (max)", off["critical_path_per_question_max"], on["critical_path_per_question_max"]),
+        row("chat calls (total)", off["llm_calls_total"], on["llm_calls_total"]),
+        row("tokens in / out (total)", f"{off['tokens_in_total']}/{off['tokens_out_total']}",
+            f"{on['tokens_in_total']}/{on['tokens_out_total']}"),
+        row(" / ".join(RELEASE_STATUSES), statuses(off), statuses(on)),
+        row("questions with a failed role", off["questions_with_failed_roles"], on["questions_with_failed_roles"]),
+        f"  failed roles (questions): offline {_failed_text(off['failed_roles'])}; "
+        f"openai {_failed_text(on['failed_roles'])}",
+    ]
+    return "\n".join(lines)
+
+
+def run_endpoint_bench(
+    *,
+    settings: Settings | None = None,
+    llm_limit: int = 3,
+    dataset: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+    resources: Any = None,
+) -> dict[str, Any]:
+    """The endpoint against the offline default alone (``python -m labourcrew bench llm``).
+
+    Args:
+        settings: settings with ``llm.base_url`` and ``llm.model`` set (default
+            :func:`~labourcrew.settings.load_settings`); the ``board.backend`` setting is ignored:
+            each side gets its own.
+        llm_limit: reporting-split questions, spread over the split (>= 1).
+        dataset: dev JSONL (default data/eval/dev_v1.jsonl).
+        progress: called with one line per step.
+        resources: shared :class:`~labourcrew.eval.runner.EvalResources` (default: opened here and
+            closed at the end; tests inject lexical retrieval and a fake chat model).
+
+    Returns:
+        :func:`compare_backends`'s dict plus ``n``, ``items`` (dev ids), ``endpoint`` (base URL
+        without credentials), ``model``, ``method``, ``dataset`` and ``seconds``; NaN written as
+        None.
+
+    Raises:
+        ConfigError: no endpoint configured (the message is :func:`endpoint_skip_reason`'s), or
+            the ``openai`` backend cannot be built.
+        InputError: ``llm_limit`` < 1.
+        IndexNotBuiltError: no vector index.
+    """
+    from labourcrew.errors import ConfigError
+    from labourcrew.eval.runner import EvalResources
+
+    if llm_limit < 1:
+        raise InputError(f"--llm-limit must be >= 1, got {llm_limit}")
+    settings = settings or load_settings()
+    reason = endpoint_skip_reason(settings)
+    if reason is not None:
+        raise ConfigError(reason)
+    dataset = dataset or DEFAULT_DATASET
+    items = _spread(select_split(load_dataset(dataset), "report"), llm_limit)
+    own = resources is None
+    res = resources or EvalResources(settings)
+    t0 = time.perf_counter()
+    try:
+        out = _endpoint_part(settings, res, items, progress)
+    finally:
+        if own:
+            res.close()
+    out.update(dataset=str(dataset), seconds=round(time.perf_counter() - t0, 1))
+    return _clean(out)

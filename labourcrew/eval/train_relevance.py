@@ -7,6 +7,12 @@ a gold or qualifier unit of the question (:func:`~labourcrew.statute.ids.within_
 A LightGBM binary classifier (deterministic: one thread, fixed seed) is scored by 5-fold
 cross-validation grouped by question (ROC AUC, nDCG@10), then refitted on everything and written
 with its training record. Nothing here reads the dev set.
+
+**Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
+these same questions. Each question's candidates and dense features are therefore computed with
+the adapter fitted on the other folds (:func:`~labourcrew.eval.train_adapter.cross_fitted_adapters`),
+so the model learns how much to trust the adapted cosine on questions the adapter has not seen --
+the situation at run time.
 """
 
 from __future__ import annotations
@@ -57,20 +63,35 @@ def _labels(item: TrainItem, cands: list[EvidenceItem], graph: StatuteGraph) -> 
     return np.array([1.0 if within_any(c.node_id, gold) else 0.0 for c in cands])
 
 
-def build_matrix(items: list[TrainItem], retriever: Retriever, scorer: RelevanceScorer, depth: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
-    """Feature matrix, labels and question groups of the training set."""
+def build_matrix(items: list[TrainItem], retriever: Retriever, scorer: RelevanceScorer, depth: int,
+                 adapters: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """Feature matrix, labels and question groups of the training set.
+
+    ``adapters`` maps a question id to its out-of-fold query adapter
+    (:func:`~labourcrew.eval.train_adapter.cross_fitted_adapters`): that question's candidates and
+    dense features are computed with it. Retrieval's own adapter is restored afterwards.
+    """
     xs, ys, gs = [], [], []
     missed = 0
-    for g, it in enumerate(items):
-        cands = candidates(retriever, it.question, it.statute_version, depth)
-        y = _labels(it, cands, retriever.graph)
-        missed += int(y.sum() == 0)
-        xs.append(scorer.features(it.question, cands, it.statute_version))
-        ys.append(y)
-        gs.append(np.full(len(y), g))
+    own = retriever.statute.adapter
+    try:
+        for g, it in enumerate(items):
+            if adapters is not None:
+                retriever.statute.adapter = scorer.adapter = adapters.get(it.id, own)
+            x, y = _item_rows(it, retriever, scorer, depth)
+            missed += int(y.sum() == 0)
+            xs.append(x)
+            ys.append(y)
+            gs.append(np.full(len(y), g))
+    finally:
+        retriever.statute.adapter = scorer.adapter = own
     stats = {"questions": len(items), "questions_without_positive_candidate": missed}
     return np.vstack(xs), np.concatenate(ys), np.concatenate(gs), stats
+
+
+def _item_rows(it: TrainItem, retriever: Retriever, scorer: RelevanceScorer, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    cands = candidates(retriever, it.question, it.statute_version, depth)
+    return scorer.features(it.question, cands, it.statute_version), _labels(it, cands, retriever.graph)
 
 
 def _ndcg10(y: np.ndarray, p: np.ndarray, groups: np.ndarray) -> float:
@@ -94,7 +115,8 @@ def _fit(x: np.ndarray, y: np.ndarray):
     return lgb.train(PARAMS, lgb.Dataset(x, y, feature_name=list(FEATURES), free_raw_data=False), N_ROUNDS)
 
 
-def train(settings: Settings, retriever: Retriever, scorer_factory, *, folds: int = 5) -> dict[str, Any]:
+def train(settings: Settings, retriever: Retriever, scorer_factory, *, folds: int = 5,
+          adapters: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train, cross-validate and write the artefact at ``settings.relevance.model_path``.
 
     Args:
@@ -102,6 +124,7 @@ def train(settings: Settings, retriever: Retriever, scorer_factory, *, folds: in
         retriever: the retrieval facade over the index (no reranker attached).
         scorer_factory: ``model -> RelevanceScorer`` (gives the features the same encoder as run time).
         folds: cross-validation folds (grouped by question).
+        adapters: out-of-fold query adapters per question id (cross-fitting; see :func:`build_matrix`).
 
     Returns:
         The training record written into the artefact.
@@ -116,7 +139,7 @@ def train(settings: Settings, retriever: Retriever, scorer_factory, *, folds: in
     data_sha = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(TRAIN_DIR.glob("*.jsonl")))).hexdigest()
     scorer = scorer_factory(None)
     depth = settings.relevance.rerank_depth
-    x, y, groups, stats = build_matrix(items, retriever, scorer, depth)
+    x, y, groups, stats = build_matrix(items, retriever, scorer, depth, adapters)
     oof = np.zeros(len(y))
     for tr, te in GroupKFold(n_splits=folds).split(x, y, groups):
         oof[te] = _fit(x[tr], y[tr]).predict(x[te], num_threads=1)
@@ -129,6 +152,8 @@ def train(settings: Settings, retriever: Retriever, scorer_factory, *, folds: in
         "cv_ndcg_at_10": round(_ndcg10(y, oof, groups), 4),
         "baseline_cv_roc_auc_fused_score": round(float(roc_auc_score(y, np.nan_to_num(x[:, FEATURES.index("fused_rel")]))), 4),
         "rerank_depth": depth, "encoder": getattr(scorer.encoder, "name", None),
+        "query_adapter_sha256": scorer.adapter.sha256 if scorer.adapter is not None else None,
+        "query_adapter_cross_fitted": adapters is not None,
         "lightgbm": lgb.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__,
         "feature_gain": {k: round(v, 1) for k, v in sorted(gain.items(), key=lambda kv: -kv[1])},
         "seconds": round(time.perf_counter() - t0, 1),

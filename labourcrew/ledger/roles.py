@@ -20,12 +20,17 @@ Errors: a backend raises :class:`~labourcrew.errors.TransientRoleError` for fail
 fix (timeout, rate limit, malformed output) and :class:`~labourcrew.errors.PermanentRoleError` for
 those it cannot (refusal, schema never satisfied). It must not swallow them: the Supervisor and
 LangGraph's ``RetryPolicy`` decide what happens next.
+
+Accounting: every method returns a :class:`CallUsage` with its output; a method that made chat
+calls and then raised attaches theirs to the exception (:func:`attach_usage`, read back with
+:func:`usage_of`), so the board counts the calls and tokens of failed attempts too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,6 +61,9 @@ __all__ = [
     "AuditBatchOutput",
     "batch_problems",
     "CallUsage",
+    "USAGE_ATTR",
+    "attach_usage",
+    "usage_of",
     "RoleBackend",
 ]
 
@@ -234,7 +242,52 @@ class CallUsage(_IO):
     tokens_in: int = Field(default=0, ge=0, description="Prompt tokens.")
     tokens_out: int = Field(default=0, ge=0, description="Completion tokens.")
     cost_usd: float = Field(default=0.0, ge=0.0, description="Estimated cost in US dollars (0 when unknown).")
-    llm_calls: int = Field(default=0, ge=0, description="Number of chat-model calls made.")
+    llm_calls: int = Field(
+        default=0, ge=0, description="Chat requests sent, failed ones included (a timed-out request counts)."
+    )
+
+    @classmethod
+    def total(cls, usages: Iterable[CallUsage], backend: str) -> CallUsage:
+        """The sum of ``usages``: tokens, cost and calls added, backend names joined in order.
+
+        Args:
+            usages: the usages to add (may be empty).
+            backend: the backend name when ``usages`` is empty.
+        """
+        items = list(usages)
+        names = list(dict.fromkeys(u.backend for u in items))
+        return cls(
+            backend=", ".join(names) or backend,
+            tokens_in=sum(u.tokens_in for u in items),
+            tokens_out=sum(u.tokens_out for u in items),
+            cost_usd=sum(u.cost_usd for u in items),
+            llm_calls=sum(u.llm_calls for u in items),
+        )
+
+
+USAGE_ATTR = "usage"
+"""Attribute of a raised exception holding the :class:`CallUsage` of the calls made before it."""
+
+_E = TypeVar("_E", bound=BaseException)
+
+
+def attach_usage(exc: _E, usage: CallUsage) -> _E:
+    """Record on ``exc`` the usage of the chat call(s) that ended in it; returns ``exc``.
+
+    A usage already attached (by a backend this one wraps) is replaced: the caller passes the
+    complete usage. Exceptions that take no attributes (``__slots__``) are returned unchanged.
+    """
+    try:
+        setattr(exc, USAGE_ATTR, usage)
+    except (AttributeError, TypeError):
+        pass
+    return exc
+
+
+def usage_of(exc: BaseException) -> CallUsage | None:
+    """The :class:`CallUsage` attached to ``exc`` by :func:`attach_usage` (None when there is none)."""
+    usage = getattr(exc, USAGE_ATTR, None)
+    return usage if isinstance(usage, CallUsage) else None
 
 
 @runtime_checkable

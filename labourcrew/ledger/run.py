@@ -50,8 +50,10 @@ class RoleCall(LedgerRecord):
     status: RoleStatus = Field(description="Outcome of this invocation over all its attempts.")
     stage: str = Field(description="Board stage, e.g. 'counsel@d0' (parallel calls share a stage).")
     retrieval_round: int = Field(ge=0, description="Retrieval round (0 = first pass).")
-    llm_calls: int = Field(default=0, ge=0, description="Chat-model calls made by the successful attempt.")
-    cost_usd: float = Field(default=0.0, ge=0.0, description="Estimated cost of those calls.")
+    llm_calls: int = Field(
+        default=0, ge=0, description="Chat requests sent over all attempts (failed and retried ones included)."
+    )
+    cost_usd: float = Field(default=0.0, ge=0.0, description="Estimated cost of those requests.")
     claim_id: str | None = Field(default=None, description="Audited claim, for per-claim audit calls.")
     fallback: str | None = Field(default=None, description="What the board used instead after a failure.")
 

@@ -44,6 +44,8 @@ from labourcrew.ledger.roles import (
     InterpreterInput,
     InterpreterOutput,
     RoleBackend,
+    attach_usage,
+    usage_of,
 )
 
 __all__ = ["Malformed", "MALFORMED", "REFUSAL", "CallRecord", "ScriptedBackend", "OneCallPerRole", "channel_of"]
@@ -190,12 +192,22 @@ class OneCallPerRole(BackendWrapper):
 
     Stands in for an LLM backend whose every role method makes exactly one chat call (structured
     output), so the board's call structure -- total and sequential calls per round -- can be
-    measured offline before a model is available.
+    measured offline before a model is available. Counted as the ``openai`` backend counts: a
+    call that raises is still one call, attached to the error
+    (:func:`~labourcrew.ledger.roles.attach_usage`), so retries and failed roles add to the total.
     """
 
     def __init__(self, inner: RoleBackend, name: str = "one-call-per-role") -> None:
         super().__init__(inner, name)
 
+    def _one(self, usage: CallUsage | None) -> CallUsage:
+        base = usage or CallUsage(backend=self.name)
+        return base.model_copy(update={"backend": self.name, "llm_calls": 1})
+
     def _call(self, method: str, inp: Any) -> tuple[Any, CallUsage]:
-        out, usage = super()._call(method, inp)
-        return out, usage.model_copy(update={"backend": self.name, "llm_calls": 1})
+        try:
+            out, usage = super()._call(method, inp)
+        except Exception as exc:
+            attach_usage(exc, self._one(usage_of(exc)))
+            raise
+        return out, self._one(usage if isinstance(usage, CallUsage) else None)

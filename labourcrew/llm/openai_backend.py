@@ -36,12 +36,15 @@ Failures (raised, never swallowed -- the board's ``RetryPolicy`` and Supervisor 
 Every error carries ``kind`` (e.g. ``"timeout"``, ``"schema_violation"``) and ``role``
 attributes; its message never contains the API key (:func:`~labourcrew.llm.chat_models.redact`).
 
-Accounting. Each successful call returns a :class:`~labourcrew.ledger.roles.CallUsage` with
-``backend="openai:<model>"``, the tokens of the response's usage metadata, a cost estimate from
-:data:`PRICES_USD_PER_MTOK` (0 for unknown models) and ``llm_calls=1``. Every call, failed or not,
-is also appended to :attr:`OpenAIBackend.calls` (a :class:`CallRecorder`); :func:`count_llm_calls`
-turns those records into totals and the number of **sequential** calls (the longest chain of
-calls that did not overlap in time), which the benchmark reports per round.
+Accounting. Every chat request makes one :class:`~labourcrew.ledger.roles.CallUsage` with
+``backend="openai:<model>"``, the tokens of the response's usage metadata (0 when no response
+came), a cost estimate from :data:`PRICES_USD_PER_MTOK` (0 for unknown models) and
+``llm_calls=1``. A successful call returns it; a failed one attaches it to the raised error
+(:func:`~labourcrew.ledger.roles.attach_usage`) -- a truncated or malformed reply was answered and
+its tokens were spent -- so the board's run record counts every request, retries included. The
+same numbers are appended to :attr:`OpenAIBackend.calls` (a :class:`CallRecorder`);
+:func:`count_llm_calls` turns those records into totals and the number of **sequential** calls
+(the longest chain of calls that did not overlap in time).
 
 Trust Auditor. :meth:`OpenAIBackend.audit_batch` audits all claims of a round in one call (one
 prompt, ``prompts/trust_auditor.md``, over :class:`~labourcrew.ledger.roles.AuditBatchInput`);
@@ -91,6 +94,7 @@ from labourcrew.ledger.roles import (
     InterpreterInput,
     InterpreterOutput,
     Role,
+    attach_usage,
 )
 from labourcrew.llm.chat_models import make_chat_model, redact, resolve_api_key
 from labourcrew.prompting import IssueSpotterInput, load_prompt, prompt_hashes
@@ -384,6 +388,20 @@ def _refusal(message: Any) -> str | None:
     return None
 
 
+def _tokens_of_error(exc: BaseException) -> tuple[int, int]:
+    """(prompt, completion) tokens of the answered completion a client error carries, else (0, 0).
+
+    With a ``response_format`` the client parses the reply itself and raises
+    ``LengthFinishReasonError`` (``.completion``) for a reply cut at the token limit: the server
+    answered and the tokens were spent.
+    """
+    usage = getattr(getattr(exc, "completion", None), "usage", None)
+    try:
+        return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+    except (TypeError, ValueError):
+        return 0, 0
+
+
 def _error(cls: type[RoleError], kind: str, role: Role, message: str, help_message: str | None = None) -> RoleError:
     err = cls(message, help_message=help_message)
     err.kind = kind  # type: ignore[attr-defined]
@@ -487,7 +505,7 @@ class OpenAIBackend:
             return _to_spotting(question, reply), usage
         except ValidationError as exc:
             what = f"reply does not make an IssueSpotting record ({exc.error_count()} error(s))"
-            raise self._schema_failure(Role.ISSUE_SPOTTER, self.name, what) from None
+            raise attach_usage(self._schema_failure(Role.ISSUE_SPOTTER, self.name, what), usage) from None
 
     def counsel(self, inp: CounselInput) -> tuple[CounselOutput, CallUsage]:
         """Worker or Employer Counsel (``inp.side``) for one round (paper §3.4).
@@ -538,7 +556,7 @@ class OpenAIBackend:
         ids = [v.claim_id for v in reply.verdicts]
         if len(ids) != 1 or ids[0] not in ("", inp.claim.claim_id):
             what = f"expected one verdict for claim {inp.claim.claim_id!r}, got claim ids {ids}"
-            raise self._schema_failure(Role.TRUST_AUDITOR, self.name, what)
+            raise attach_usage(self._schema_failure(Role.TRUST_AUDITOR, self.name, what), usage)
         return reply.verdicts[0].output(), usage
 
     # -- one call ------------------------------------------------------------------------------
@@ -582,6 +600,7 @@ class OpenAIBackend:
             try:
                 message = chat.invoke(messages, **kwargs)
             except Exception as exc:
+                tokens_in, tokens_out = _tokens_of_error(exc)
                 err = self._map_exception(role, backend, exc)
                 if err is exc:  # not a model failure: a bug, let it surface unchanged
                     raise
@@ -596,20 +615,22 @@ class OpenAIBackend:
             tokens_in = int(usage.get("input_tokens") or 0)
             tokens_out = int(usage.get("output_tokens") or 0)
             parsed = self._parse(role, backend, message, out, prompt_key)
-        except RoleError as err:
-            self._record(role, model_name, started, getattr(err, "kind", "error"), tokens_in, tokens_out)
+        except Exception as err:
+            # The request was sent (and maybe answered, with tokens): it counts, failed or not.
+            kind = getattr(err, "kind", "error") if isinstance(err, RoleError) else "unexpected"
+            attach_usage(err, self._record(role, model_name, started, kind, tokens_in, tokens_out))
             raise
-        except BaseException:
+        except BaseException:  # KeyboardInterrupt and the like: logged, never counted as usage
             self._record(role, model_name, started, "unexpected", tokens_in, tokens_out)
             raise
-        cost = self._record(role, model_name, started, None, tokens_in, tokens_out)
-        return parsed, CallUsage(
-            backend=backend, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, llm_calls=1
-        )
+        return parsed, self._record(role, model_name, started, None, tokens_in, tokens_out)
 
     def _record(
         self, role: Role, model: str, started: float, error: str | None, tokens_in: int, tokens_out: int
-    ) -> float:
+    ) -> CallUsage:
+        """Log one chat request in :attr:`calls` and return its :class:`CallUsage` (the one place
+        a request's accounting is made: the log and the run record agree by construction).
+        """
         cost = estimate_cost(model, tokens_in, tokens_out, self.prices)
         self.calls.add(
             LLMCallRecord(
@@ -618,7 +639,9 @@ class OpenAIBackend:
                 cost_usd=cost,
             )
         )
-        return cost
+        return CallUsage(
+            backend=f"openai:{model}", tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, llm_calls=1
+        )
 
     def _parse(self, role: Role, backend: str, message: Any, out: type[BaseModel], key: str) -> Any:
         refusal = _refusal(message)

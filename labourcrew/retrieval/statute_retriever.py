@@ -36,6 +36,7 @@ from labourcrew.graph.store import MilvusStore
 from labourcrew.ledger.retrieval import RetrievalPlan
 from labourcrew.retrieval.encoders import Encoder
 from labourcrew.retrieval.lexical import LexicalIndex
+from labourcrew.retrieval.query_adapter import QueryAdapter
 from labourcrew.settings import RetrievalSettings
 from labourcrew.statute.model import Level, Unit
 
@@ -153,6 +154,7 @@ class StatuteRetriever:
         lexical: version -> BM25 index (built lazily with :func:`build_lexical_index` if missing).
         settings: retrieval settings (fusion weights, ``rrf_k``, BM25 parameters).
         depth: candidates per channel before fusion.
+        adapter: the learned query adapter applied to question vectors, or None.
     """
 
     def __init__(
@@ -164,8 +166,10 @@ class StatuteRetriever:
         lexical: Mapping[str, LexicalIndex] | None = None,
         *,
         depth: int = CANDIDATE_DEPTH,
+        adapter: QueryAdapter | None = None,
     ):
         self.graph = graph
+        self.adapter = adapter
         self.encoder = encoder
         self.store = store
         self.settings = settings
@@ -188,6 +192,8 @@ class StatuteRetriever:
         if self.store is None:
             raise IndexNotBuiltError("no vector store configured for dense retrieval")
         vec = self.encoder.encode_queries([query])[0]
+        if self.adapter is not None:
+            vec = self.adapter.apply(vec, version)
         return self.store.search_dense(version, self.encoder.name, vec, n or self.depth)
 
     def lexical_search(self, query: str, version: str, n: int | None = None, expansion: Sequence[str] = ()) -> list[tuple[str, float]]:

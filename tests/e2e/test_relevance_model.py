@@ -17,7 +17,7 @@ from labourcrew.wiring import make_reranker
 
 @pytest.fixture(scope="module")
 def reranker(e2e_settings, graph, pipeline):
-    return make_reranker(e2e_settings, graph, pipeline.encoder)
+    return make_reranker(e2e_settings, graph, pipeline)
 
 
 def test_artefact_has_its_training_record(e2e_settings):

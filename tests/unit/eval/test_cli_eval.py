@@ -28,6 +28,17 @@ def test_bench_keeps_retrieval_and_adds_board():
     assert p.parse_args(["bench", "--json"]).func.__name__ == "cmd_bench"
     assert p.parse_args(["bench", "board", "--board-items", "3"]).bench_part == "board"
     assert p.parse_args(["bench", "retrieval"]).func.__name__ == "cmd_bench_retrieval"
+    assert p.parse_args(["bench", "--json"]).llm_limit == 3
+    args = p.parse_args(["bench", "llm", "--llm-limit", "2", "--json"])
+    assert (args.func.__name__, args.bench_part, args.llm_limit) == ("cmd_bench", "llm", 2)
+
+
+def test_bench_llm_without_an_endpoint_or_with_a_bad_limit_exits_2(capsys):
+    assert main(["bench", "llm", "--llm-limit", "0"]) == 2
+    assert "--llm-limit must be >= 1" in capsys.readouterr().err
+    assert main(["bench", "llm", "--json"]) == 2  # nothing configured: says what to set, opens nothing
+    err = capsys.readouterr().err
+    assert "LABOURCREW_LLM__BASE_URL" in err and "LABOURCREW_LLM__MODEL" in err and "Traceback" not in err
 
 
 def test_ragas_is_skipped_cleanly(monkeypatch):

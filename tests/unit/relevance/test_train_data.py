@@ -47,6 +47,23 @@ def test_no_training_question_restates_a_dev_question(items):
     assert dev_overlap(items, dev_questions()) == []
 
 
+def _demo_questions() -> list[str]:
+    """The Ask page's example buttons and every ``ask "..."`` example in the README: measured, never trained on."""
+    import re
+
+    from labourcrew.graph.statute_graph import REPO_ROOT
+    from labourcrew.ui.ask import EXAMPLES
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r'labourcrew ask "([^"]+)"', readme)
+    assert found, "the README lost its ask examples"
+    return [*EXAMPLES, *found]
+
+
+def test_no_training_question_restates_a_demo_question(items):
+    assert dev_overlap(items, _demo_questions()) == []
+
+
 def test_the_guards_can_fail(items, graph):
     it = items[0]
     bad = it.model_copy(deep=True)

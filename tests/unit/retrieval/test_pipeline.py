@@ -39,7 +39,9 @@ def built(tmp_settings, graph):
 
 @pytest.fixture(scope="module")
 def retriever(tmp_settings, built, graph):
-    r = Retriever.from_settings(tmp_settings, graph=graph)
+    from labourcrew.wiring import make_retrieval
+
+    r = make_retrieval(tmp_settings, graph)  # the shipped facade: query adapter and learned rerank
     yield r
     r.close()
 
