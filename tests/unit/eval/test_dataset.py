@@ -53,3 +53,30 @@ def test_bad_file_is_a_clear_data_error(tmp_path):
         load_dataset(p)
     with pytest.raises(DataError, match="not found"):
         load_dataset(tmp_path / "missing.jsonl")
+
+
+def _calibration_extension():
+    from labourcrew.graph.statute_graph import REPO_ROOT
+
+    return sorted((REPO_ROOT / "data" / "eval").glob("cal_v2_*.jsonl"))
+
+
+def test_calibration_extension_verifies_and_restates_nothing(items, graph):
+    """The added calibration questions (``data/eval/cal_v2_*.jsonl``): gold spans verify, ids are new,
+    and none restates a dev question, a training question or a demo question."""
+    from labourcrew.relevance.dataset import dev_overlap, load_train
+    from labourcrew.ui.ask import EXAMPLES
+
+    paths = _calibration_extension()
+    assert paths, "no calibration extension files"
+    extra = [it for p in paths for it in load_dataset(p)]
+    assert len(extra) >= 80
+    assert verify_dataset(extra, graph) == []
+    ids = [it.id for it in extra]
+    assert len(set(ids)) == len(ids) and not set(ids) & {it.id for it in items}
+    from types import SimpleNamespace
+
+    as_train = [SimpleNamespace(id=it.id, question=it.question_bn) for it in extra]  # dev_overlap reads these two
+    ref = [i.question_bn for i in items] + [t.question for t in load_train()] + list(EXAMPLES)
+    assert dev_overlap(as_train, ref, threshold=0.5) == []
+    assert {it.category for it in extra} == set(CATEGORIES)
