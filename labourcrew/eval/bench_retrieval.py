@@ -430,13 +430,14 @@ def _run_config(retriever: Retriever, name: str, item: DevItem, windows: dict[st
 def format_table(result: dict[str, Any]) -> str:
     """A plain-text table: overall metrics per configuration, then recall@10 per category."""
     lines = [f"retrieval benchmark: {result['n_questions']} questions"]
-    head = f"{'config':<12}{'R@5':>7}{'R@10':>7}{'MRR':>7}{'pack':>7}{'p50ms':>8}{'p95ms':>8}{'R@10/dense':>12}"
+    w = max([12, *(len(n) + 2 for n in result["configs"])])  # config names up to "dense_adapted"
+    head = f"{'config':<{w}}{'R@5':>7}{'R@10':>7}{'MRR':>7}{'pack':>7}{'p50ms':>8}{'p95ms':>8}{'R@10/dense':>12}"
     lines += [head, "-" * len(head)]
     for name, res in result["configs"].items():
         o = res["overall"]
         ratio = result.get("ratio_to_dense", {}).get(name, {}).get("recall@10", math.nan)
         lines.append(
-            f"{name:<12}{o.get('recall@5', math.nan):>7.3f}{o.get('recall@10', math.nan):>7.3f}"
+            f"{name:<{w}}{o.get('recall@5', math.nan):>7.3f}{o.get('recall@10', math.nan):>7.3f}"
             f"{o.get('mrr', math.nan):>7.3f}{o.get('pack', math.nan):>7.1f}{o.get('p50_ms', math.nan):>8.1f}"
             f"{o.get('p95_ms', math.nan):>8.1f}{ratio:>12.2f}"
         )
@@ -444,14 +445,14 @@ def format_table(result: dict[str, Any]) -> str:
     for res in result["configs"].values():
         cats += [c for c in res["by_category"] if c not in cats]
     lines += ["", "recall@10 by category (n)"]
-    lines.append(f"{'category':<16}" + "".join(f"{n:>12}" for n in result["configs"]))
+    lines.append(f"{'category':<16}" + "".join(f"{n:>{w}}" for n in result["configs"]))
     for c in cats:
         cells = []
         n = 0
         for res in result["configs"].values():
             cell = res["by_category"].get(c, {})
             n = cell.get("n", n)
-            cells.append(f"{cell.get('recall@10', math.nan):>12.3f}")
+            cells.append(f"{cell.get('recall@10', math.nan):>{w}.3f}")
         lines.append(f"{c + f' ({n})':<16}" + "".join(cells))
     if "index_build" in result:
         lines += ["", f"index build: {json.dumps(result['index_build'], ensure_ascii=False)}"]
