@@ -85,7 +85,8 @@ def _citation(node_id: str) -> str:
 
 def cited_passages(result: AskResult, graph: StatuteGraph | None = None, *,
                    claims: Iterable[GatedClaim] | None = None) -> list[Passage]:
-    """The units cited by ``claims`` (default: the released claims), in first-citation order.
+    """The units cited by ``claims`` (default: the released claims), in the Act's own order (a rule
+    before its provisos, as a reader of the statute meets them; first-citation order without a graph).
 
     Each passage is the full verbatim unit text from the run's Evidence Pack with every span the
     claims cite in it highlighted (located after Bangla-safe normalisation; the source characters
@@ -104,7 +105,11 @@ def cited_passages(result: AskResult, graph: StatuteGraph | None = None, *,
             if c.claim_id not in who[e.node_id]:
                 who[e.node_id].append(c.claim_id)
     out = []
-    for node_id, node_spans in spans.items():
+    order = list(spans)
+    if graph is not None:
+        order.sort(key=lambda n: graph.units[n].order if n in graph.units else float("inf"))
+    for node_id in order:
+        node_spans = spans[node_id]
         text = texts.get(node_id) or (graph.units[node_id].text if graph is not None and node_id in graph.units else "")
         hl = highlight(text, node_spans)
         english = None

@@ -138,3 +138,19 @@ def test_parse_results_shapes_and_nan():
     assert rows.rows[0].metrics == {"latency_s": 2.5}
     with pytest.raises(DataError):
         parse_results({"nothing": "here"})
+
+
+def test_cited_passages_follow_the_acts_order(graph):
+    """A proviso cited first (by the employer side) is still shown after its rule, as in the Act."""
+    from types import SimpleNamespace
+
+    from labourcrew.ledger.records import EvidencePack
+    from labourcrew.viz.run_view import cited_passages
+
+    rule, proviso = graph.units["2025:115"], graph.units["2025:115.proviso1"]
+    ev = lambda u: SimpleNamespace(node_id=u.node_id, span=u.text[5:40])  # noqa: E731
+    claims = [SimpleNamespace(claim_id="e1", evidence=[ev(proviso)]), SimpleNamespace(claim_id="w1", evidence=[ev(rule)])]
+    result = SimpleNamespace(evidence_pack=EvidencePack(items=[]))
+    ordered = [p.node_id for p in cited_passages(result, graph, claims=claims)]
+    assert ordered == ["2025:115", "2025:115.proviso1"]
+    assert [p.node_id for p in cited_passages(result, None, claims=claims)] == ["2025:115.proviso1", "2025:115"]
