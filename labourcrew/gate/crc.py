@@ -84,6 +84,7 @@ def load_calibration(
     strict: bool = False,
     system: SystemFingerprint | None = None,
     on_mismatch: str = "fail_closed",
+    delta: float | None = None,
 ) -> CalibrationRecord:
     """Load the Trust Gate calibration, failing closed when there is none.
 
@@ -96,6 +97,8 @@ def load_calibration(
             reason in Bangla then English, or (``on_mismatch="categorical"``) the returned record
             has ``fallback="categorical"`` and the categorical gate runs, marked uncalibrated.
         on_mismatch: ``"fail_closed"`` (default) or ``"categorical"``.
+        delta: the δ the caller wants; an LTT record fitted at another δ is not used (fail closed:
+            its guarantee holds with probability 1 − its own δ, not the requested one).
 
     Returns:
         The stored record; when the file is missing, a record with ``tau = inf``, ``n = 0`` and
@@ -121,6 +124,13 @@ def load_calibration(
                        record.alpha, alpha)
         return _fail_closed(alpha, f"the calibration record is for α = {record.alpha:g}, not the requested "
                                    f"α = {alpha:g}; recompute τ on the Calibration page")
+    if delta is not None and record.method == "ltt" and record.delta is not None and not math.isclose(
+            record.delta, delta, abs_tol=1e-9):
+        logger.warning("calibration record is for δ=%s, settings ask δ=%s: the Trust Gate fails closed",
+                       record.delta, delta)
+        return _fail_closed(alpha, f"ক্যালিব্রেশন রেকর্ডটি δ = {record.delta:g}-এর জন্য, চাওয়া হয়েছে δ = {delta:g} — "
+                                   f"the calibration record is for δ = {record.delta:g}, not the requested δ = {delta:g}; "
+                                   "recompute τ on the Calibration page")
     if system is not None:
         from labourcrew.gate.system import mismatch
 

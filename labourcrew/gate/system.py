@@ -88,11 +88,11 @@ def mismatch(recorded: SystemFingerprint | None, running: SystemFingerprint) -> 
 def calibration_for(settings: Settings) -> CalibrationRecord:
     """The calibration record the Trust Gate uses under ``settings`` (the one loader every caller uses).
 
-    The record at ``settings.gate.calibration_path``, checked against ``settings.gate.alpha`` and
+    The record at ``settings.gate.calibration_path``, checked against ``settings.gate.alpha``, ``settings.gate.delta`` and
     against the running system (:func:`system_of`); fails closed as
     :func:`labourcrew.gate.crc.load_calibration` describes.
     """
     from labourcrew.gate.crc import load_calibration
 
     return load_calibration(settings.gate.calibration_path, settings.gate.alpha, system=system_of(settings),
-                            on_mismatch=settings.gate.on_system_mismatch)
+                            on_mismatch=settings.gate.on_system_mismatch, delta=settings.gate.delta)

@@ -41,3 +41,20 @@ def test_a_record_for_another_alpha_fails_closed_with_a_reason():
     assert math.isinf(shipped.tau) and "no threshold passes" in (shipped.note or "")
     other = load_calibration(path, 0.5)
     assert math.isinf(other.tau) and "α = 0.1" in (other.note or "")
+
+
+def test_a_record_for_another_delta_fails_closed(tmp_path):
+    """An LTT τ holds with probability 1 − its own δ: asked for another δ, the gate does not use it."""
+    import json
+    import math
+
+    from labourcrew.gate.crc import load_calibration
+
+    rec = json.loads((REPO_ROOT / "data" / "calibration" / "trust_gate.json").read_text(encoding="utf-8"))
+    rec.update(tau=0.8, note=None, method="ltt", delta=0.05)  # a finite record fitted at δ = 0.05
+    path = tmp_path / "trust_gate.json"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    assert load_calibration(path, 0.10, delta=0.05).tau == 0.8
+    assert load_calibration(path, 0.10).tau == 0.8  # no δ asked: not checked
+    other = load_calibration(path, 0.10, delta=0.10)
+    assert math.isinf(other.tau) and "δ = 0.05" in other.note and other.note.startswith("ক্যালিব্রেশন")
