@@ -54,7 +54,7 @@ from labourcrew.ledger.gate import (
     Qualifier,
 )
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
-from labourcrew.statute.ids import citation_label_bn
+from labourcrew.statute.ids import citation_label_bn, rules_first
 from labourcrew.statute.model import Level
 from labourcrew.statute.normalize import display_form, normalize, to_bangla_digits
 
@@ -390,7 +390,8 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> li
 def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 3) -> list[ClosestProvision]:
     """For an UNDECIDED answer: the provisions found, quoted and marked not verified.
 
-    The withheld claims' units first (best trust score first), then the pack's top units.
+    The withheld claims' units first (best trust score first), then the pack's top units; a proviso
+    or explanation is shown right after its rule when both are listed (:func:`rules_first`).
     """
     out: list[ClosestProvision] = []
     seen: set[str] = set()
@@ -413,7 +414,8 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         text = display_form(item.text)
         out.append(ClosestProvision(node_id=item.node_id, citation=citation_label_bn(item.node_id.split(":", 1)[-1]),
                                     text=text if len(text) <= 400 else text[:400] + " …"))
-    return out
+    by_id = {c.node_id: c for c in out}
+    return [by_id[n] for n in rules_first(by_id)]
 
 
 def _withheld_bn(reason: str | None) -> str | None:

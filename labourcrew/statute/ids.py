@@ -13,8 +13,37 @@ from collections.abc import Iterable
 from labourcrew.statute.normalize import to_bangla_digits
 from labourcrew.statute.parse_bn import BN_CONSONANTS
 
-__all__ = ["section_of_label", "is_section_label", "label_within", "within_any", "citation_label_bn",
+__all__ = ["rules_first", "section_of_label", "is_section_label", "label_within", "within_any", "citation_label_bn",
            "split_node_id"]
+
+
+_QUALIFIER = re.compile(r"^(?P<rule>.+)\.(?:proviso|explanation)\d+$")
+
+
+def rules_first(node_ids: Iterable[str]) -> list[str]:
+    """``node_ids`` reordered so that a proviso or explanation comes right after its rule when the rule
+    is in the list too (otherwise everything keeps its place): ``[46(1).proviso1, 47(1), 46(1)]`` ->
+    ``[47(1), 46(1), 46(1).proviso1]``. A reader meets the rule before what qualifies it.
+    """
+    ids = list(dict.fromkeys(node_ids))
+    present = set(ids)
+
+    def rule(n: str) -> str | None:
+        m = _QUALIFIER.match(n)
+        return m.group("rule") if m and m.group("rule") in present else None
+
+    out: list[str] = []
+
+    def emit(n: str) -> None:
+        out.append(n)
+        for q in ids:
+            if rule(q) == n:
+                emit(q)
+
+    for n in ids:
+        if rule(n) is None:
+            emit(n)
+    return out
 
 
 def split_node_id(node_id: str) -> tuple[str, str]:
