@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def test_rules_first_puts_a_qualifier_after_its_rule():
     from labourcrew.statute.ids import rules_first
 
