@@ -97,6 +97,14 @@ def check_output_path(path: str | Path | None) -> None:
     if not parent.is_dir() or not os.access(parent, os.W_OK):
         raise InputError(f"--out-এর ফোল্ডারটি নেই বা সেখানে লেখা যায় না — --out {str(path)!r}: folder {str(parent)!r} "
                          "does not exist or is not writable")
+    existed = p.exists()
+    try:  # os.access says yes for root on /proc or a read-only mount: try the file itself
+        with open(p, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise InputError(f"--out ফাইলে লেখা যায় না — --out {str(path)!r} cannot be written: {exc.strerror or exc}") from exc
+    if not existed:
+        p.unlink(missing_ok=True)
 
 
 def read_batch(path: str | Path, field: str = "question_bn") -> list[dict[str, Any]]:

@@ -521,8 +521,8 @@ def _undecided_reason(
         return bilingual("কোনো উত্তর যাচাই করা যায়নি: নির্ভরযোগ্যতা-যাচাই (Trust Gate) এই ব্যবস্থার জন্য এমন কোনো "
                          "সীমা খুঁজে পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার নিচে থাকে, অথবা ক্যালিব্রেশন "
                          "এই ব্যবস্থার নয় (τ = ∞), তাই কিছুই প্রকাশ করা হয় না",
-                         "no answer could be verified: the Trust Gate fails closed (τ = ∞; why: the run's "
-                         "calibration_note)")
+                         "no answer could be verified: the Trust Gate fails closed (τ = ∞; the reason is in the "
+                         "Trust Gate note and on the Calibration page)")
     if mode == "categorical":
         return bilingual("কোনো উত্তর যাচাই করা যায়নি: কোনো উদ্ধৃতি নিরীক্ষকের সমর্থন পায়নি",
                          "no answer could be verified: no quote was SUPPORTed by the auditor")
