@@ -63,6 +63,7 @@ __all__ = [
     "min_release",
     "selective_counts",
     "selective_numbers",
+    "selective_curve",
     "upper_bound",
     "calibrate_ltt",
     "calibrate_method",
@@ -135,6 +136,23 @@ def selective_numbers(questions: Sequence[Question], tau: float) -> tuple[int, i
         return 0, 0
     r, b = selective_counts(questions, [tau])
     return int(r[0]), int(b[0])
+
+
+def selective_curve(questions: Sequence[Question], delta: float, taus: Sequence[float] | None = None
+                    ) -> list[tuple[float, float, float]]:
+    """The selective risk LTT tests, along τ: ``[(τ, k_τ / n_τ, upper bound at 1 − δ), ...]``.
+
+    Only thresholds where at least one question releases appear (the risk is undefined elsewhere).
+    The bound is :func:`upper_bound` (one-sided Clopper–Pearson). Default grid: :func:`default_grid`
+    at step 0.01.
+
+    Raises:
+        InputError: malformed questions.
+    """
+    grid = np.asarray(list(taus) if taus is not None else default_grid(0.01), dtype=float)
+    n_rel, n_bad = selective_counts(questions, grid)
+    return [(float(t), int(b) / int(r), upper_bound(int(b), int(r), delta))
+            for t, r, b in zip(grid, n_rel, n_bad) if r > 0]
 
 
 def upper_bound(k: int, n: int, delta: float) -> float:

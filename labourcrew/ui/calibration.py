@@ -13,6 +13,7 @@ import streamlit as st
 
 from labourcrew.gate.crc import risk_curve
 from labourcrew.gate.guarantee import guarantee_text
+from labourcrew.gate.ltt import selective_curve
 from labourcrew.gate.recalibration import (
     Proposal,
     StatusChange,
@@ -97,10 +98,14 @@ def render_guarantee(record: CalibrationRecord) -> None:
 def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None:
     """The risk curve from the current labels, the proposed τ̂ and what went into it."""
     data, rec = proposal.data, proposal.record
-    curve = risk_curve(data.questions) if data.questions else []
-    raw = risk_curve(data.questions, monotone=False) if data.questions else []
-    chart(risk_curve_figure(curve, alpha=alpha, tau=rec.tau, n=rec.n, bound=rec.bound, raw_curve=raw),
-                    key="cal_curve")
+    if rec.method == "ltt":  # plot what LTT tests: the wrong-answer rate among released answers
+        curve = selective_curve(data.questions, rec.delta or 0.10) if data.questions else []
+        fig = risk_curve_figure(curve, alpha=alpha, tau=rec.tau, n=rec.n, bound=None, selective=True)
+    else:
+        curve = risk_curve(data.questions) if data.questions else []
+        raw = risk_curve(data.questions, monotone=False) if data.questions else []
+        fig = risk_curve_figure(curve, alpha=alpha, tau=rec.tau, n=rec.n, bound=rec.bound, raw_curve=raw)
+    chart(fig, key="cal_curve")
     st.caption(f"লেবেল {labels_count}টি · ব্যবহৃত দাবি {data.n_claims} · প্রশ্ন (রান) {len(data.questions)} · "
                f"শুধু 'unsure' {data.n_unsure} · রান খুঁজে পাওয়া যায়নি {data.n_orphan} · "
                f"{rec.method.upper()} proposed τ̂ = {fmt_tau(rec.tau)}, release rate {_opt(rec.release_rate)}, "

@@ -143,8 +143,9 @@ def risk_curve_figure(
     n: int,
     bound: float | None = None,
     raw_curve: Sequence[tuple[float, float, float]] | None = None,
+    selective: bool = False,
 ) -> go.Figure:
-    """Empirical risk R̂(τ) and the CRC bound along τ, the α line and the chosen τ̂ (paper B.5).
+    """Empirical risk R̂(τ) and its bound along τ, the α line and the chosen τ̂ (paper B.5).
 
     Args:
         curve: ``[(τ, R̂(τ), bound(τ)), ...]`` as :func:`labourcrew.gate.crc.risk_curve` returns
@@ -154,6 +155,8 @@ def risk_curve_figure(
         n: calibration questions.
         bound: the bound at τ̂, for the title.
         raw_curve: optional non-monotonised curve, drawn dotted.
+        selective: the curve is LTT's selective risk (wrong answers among released ones) with its
+            Clopper–Pearson bound (:func:`labourcrew.gate.ltt.selective_curve`), not CRC's mean loss.
 
     Returns:
         A line figure; an empty curve gives an empty figure with an explanatory title.
@@ -161,9 +164,11 @@ def risk_curve_figure(
     fig = go.Figure()
     if curve:
         xs = [t for t, _, _ in curve]
-        fig.add_trace(go.Scatter(x=xs, y=[r for _, r, _ in curve], mode="lines+markers", name="R̂(τ) (monotonised)",
+        names = (("selective risk k/n (released answers with an unfaithful claim)", "upper bound (Clopper–Pearson, 1 − δ)")
+                 if selective else ("R̂(τ) (monotonised)", "n/(n+1)·R̂ + 1/(n+1)"))
+        fig.add_trace(go.Scatter(x=xs, y=[r for _, r, _ in curve], mode="lines+markers", name=names[0],
                                  line={"shape": "hv", "color": "#1a73e8"}))
-        fig.add_trace(go.Scatter(x=xs, y=[b for _, _, b in curve], mode="lines", name="n/(n+1)·R̂ + 1/(n+1)",
+        fig.add_trace(go.Scatter(x=xs, y=[b for _, _, b in curve], mode="lines", name=names[1],
                                  line={"shape": "hv", "color": "#a142f4"}))
     if raw_curve:
         fig.add_trace(go.Scatter(x=[t for t, _, _ in raw_curve], y=[r for _, r, _ in raw_curve], mode="lines",
@@ -173,7 +178,8 @@ def risk_curve_figure(
     if not math.isinf(tau):
         fig.add_vline(x=tau, line={"color": "#1b7f3b", "width": 2}, annotation_text=f"τ̂ = {tau:.3f}",
                       annotation_position="top right")
-    title = f"ঝুঁকি বনাম τ · risk vs τ — n = {n}, τ̂ = {fmt_tau(tau)}"
+    title = (f"{'প্রকাশিত উত্তরে ভুলের হার' if selective else 'ঝুঁকি'} বনাম τ · "
+             f"{'selective risk' if selective else 'risk'} vs τ — n = {n}, τ̂ = {fmt_tau(tau)}")
     if bound is not None:
         title += f", bound = {bound:.3f}"
     if not curve:

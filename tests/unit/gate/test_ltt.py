@@ -86,3 +86,19 @@ def test_bad_levels_are_input_errors():
     with pytest.raises(InputError):
         calibrate_method("nope", [], 0.1)
     assert min_release(0.1, 0.1) == 22
+
+
+def test_selective_curve_is_what_the_record_reports():
+    """The Calibration page's LTT curve: at the record's τ̂ it shows the record's selective risk, and
+    its bound sits above the empirical rate wherever something releases."""
+    from labourcrew.gate.ltt import selective_curve, upper_bound
+
+    qs = _synthetic(200, seed=2, good=0.99)
+    rec = calibrate_ltt(qs, 0.10, 0.10)
+    curve = selective_curve(qs, 0.10, taus=[rec.tau, 0.5, 0.0])
+    assert [t for t, _, _ in curve] == [rec.tau, 0.5, 0.0]
+    assert math.isclose(curve[0][1], rec.selective_risk, abs_tol=1e-9)
+    assert all(0.0 <= r <= b <= 1.0 for _, r, b in curve)
+    n_rel, n_bad = selective_counts(qs, [0.0])
+    assert curve[-1][1] == n_bad[0] / n_rel[0] and curve[-1][2] == upper_bound(int(n_bad[0]), int(n_rel[0]), 0.10)
+    assert selective_curve(qs, 0.10, taus=[1.01]) == []  # nothing releases: no point
