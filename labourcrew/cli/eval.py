@@ -363,18 +363,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         bsub = next(x for x in bench._actions if isinstance(x, argparse._SubParsersAction))
     _bench_options(bench)
     bench.set_defaults(func=cmd_bench, bench_part="all")
-    board = bsub.add_parser("board", help="board latency, LLM calls, memory and eval throughput")
-    board.add_argument("--json", action="store_true")
-    board.add_argument("--dataset", action="append")
-    board.add_argument("--limit", type=int)
-    _bench_options(board)
-    board.set_defaults(func=cmd_bench, bench_part="board")
-    llm = bsub.add_parser("llm", help="the configured OpenAI-compatible endpoint vs the offline default")
-    llm.add_argument("--json", action="store_true")
-    llm.add_argument("--dataset", action="append")
-    llm.add_argument("--limit", type=int)
-    _bench_options(llm)
-    llm.set_defaults(func=cmd_bench, bench_part="llm")
+    for part, text in (("board", "board latency, LLM calls, memory and eval throughput"),
+                       ("llm", "the configured OpenAI-compatible endpoint vs the offline default")):
+        p = bsub.add_parser(part, help=text)
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--dataset", action="append")
+        p.add_argument("--limit", type=int)
+        _bench_options(p)
+        p.set_defaults(func=cmd_bench, bench_part=part)
 
 
 def cmd_train(a: argparse.Namespace) -> int:

@@ -212,7 +212,8 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
     first = ranked[0]
     pins = [by_id[n] for n in dict.fromkeys(pinned) if n in by_id]
     if pins:
-        ranked = pins + [i for i in ranked if i not in pins]
+        pinned_ids = {i.node_id for i in pins}
+        ranked = pins + [i for i in ranked if i.node_id not in pinned_ids]
     elif graph.units[first.node_id].level in (Level.PROVISO, Level.EXPLANATION):
         rule = next((i for i in ranked if first.node_id in graph.units[i.node_id].provisos), None)
         if rule is not None:
@@ -267,8 +268,8 @@ class Retriever:
             raise ValueError("give both an encoder and a store, or neither (lexical and exact channels only)")
         self.store = store
         self.decay = decay
-        self.adapter = adapter if self.encoder is not None else None
-        self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical, adapter=self.adapter)
+        self.statute = StatuteRetriever(graph, self.encoder, store, settings.retrieval, lexical,
+                                        adapter=adapter if self.encoder is not None else None)
         self.reranker = reranker
 
     @classmethod
@@ -320,6 +321,11 @@ class Retriever:
         For tests and for machines without a built index; BM25 indexes are built on first use.
         """
         return cls(settings, graph, encoder=None, store=None, reranker=reranker)
+
+    @property
+    def adapter(self) -> QueryAdapter | None:
+        """The query adapter dense search uses (held by the Statute Retriever: one copy)."""
+        return self.statute.adapter
 
     def close(self) -> None:
         """Close the Milvus store (nothing to close without one)."""
