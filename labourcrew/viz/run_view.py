@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import GatedClaim
-from labourcrew.statute.ids import citation_label_bn
+from labourcrew.statute.ids import citation_label_bn, rules_first
 from labourcrew.statute.model import ENGLISH_VERSION, EnglishParallel
 from labourcrew.viz.passages import highlight
 
@@ -85,8 +85,8 @@ def _citation(node_id: str) -> str:
 
 def cited_passages(result: AskResult, graph: StatuteGraph | None = None, *,
                    claims: Iterable[GatedClaim] | None = None) -> list[Passage]:
-    """The units cited by ``claims`` (default: the released claims), in the Act's own order (a rule
-    before its provisos, as a reader of the statute meets them; first-citation order without a graph).
+    """The units cited by ``claims`` (default: the released claims), in first-citation order, except
+    that a proviso or explanation follows its rule when both are cited (:func:`rules_first`).
 
     Each passage is the full verbatim unit text from the run's Evidence Pack with every span the
     claims cite in it highlighted (located after Bangla-safe normalisation; the source characters
@@ -105,10 +105,7 @@ def cited_passages(result: AskResult, graph: StatuteGraph | None = None, *,
             if c.claim_id not in who[e.node_id]:
                 who[e.node_id].append(c.claim_id)
     out = []
-    order = list(spans)
-    if graph is not None:
-        order.sort(key=lambda n: graph.units[n].order if n in graph.units else float("inf"))
-    for node_id in order:
+    for node_id in rules_first(spans):
         node_spans = spans[node_id]
         text = texts.get(node_id) or (graph.units[node_id].text if graph is not None and node_id in graph.units else "")
         hl = highlight(text, node_spans)
