@@ -292,10 +292,11 @@ class BoardSettings(_Group):
         ),
     )
     max_retrieval_rounds: int = Field(
-        default=2, ge=1, le=10, description="Times the Supervisor may send the board back to retrieve."
+        default=2, ge=0, le=10, description="Times the Supervisor may send the board back to retrieve (0: never)."
     )
     max_deliberation_rounds: int = Field(
-        default=2, ge=1, le=5, description="Counsel rounds per retrieval round (1 opening + rebuttals)."
+        default=2, ge=1, le=5,
+        description="Counsel rounds per retrieval round at most (1 opening + rebuttals, which run only when the sides contradict).",
     )
     recursion_limit: int = Field(
         default=50, ge=1, description="LangGraph recursion limit (super-steps per run)."

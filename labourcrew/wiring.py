@@ -189,4 +189,4 @@ def topology_board() -> Board:
     """A board for the topology snapshot: the topology depends on neither the index nor the backend."""
     settings = load_settings()
     graph = load_graph()
-    return make_board(settings, graph=graph, retrieval=make_retrieval(settings, graph, lexical_only=True))
+    return make_board(settings, graph=graph, retrieval=make_retrieval(settings, graph, lexical_only=True, rerank=False))

@@ -3,9 +3,9 @@
 :func:`bench_board` runs a board over questions and reports, per question, wall-clock latency
 (p50, p90, p95, max), the release status, the roles that failed, the tokens and, from the recorded
 :class:`~labourcrew.ledger.roles.CallUsage`, the model calls: all of them, and the *sequential*
-ones on the critical path (the two counsels run in parallel, so a stage counts its largest call
-once), per question and per retrieval round. The goal for an LLM backend is at most 6 sequential
-calls per round. Calls of failed and retried attempts count (every chat request sent).
+ones on the critical path (the two counsels and the Legal Interpreter run in parallel, so a stage
+counts its largest call once), per question and per retrieval round. The goals for an LLM backend
+(issue 13) are at most 6 calls and 4 sequential calls per question, on average. Calls of failed and retried attempts count (every chat request sent).
 
 For the offline backend the call counts are 0; :class:`~labourcrew.llm.fakes.OneCallPerRole`
 makes every role call count as one chat call, which measures the board's call structure for an

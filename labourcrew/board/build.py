@@ -4,14 +4,14 @@
 compiles it; nothing is compiled at import time. Topology::
 
     START -> issue_spotter -> retrieval_planner -> statute_retriever -> link_hopper
-    link_hopper -> worker_counsel  ||  link_hopper -> employer_counsel      (parallel fan-out)
-    worker_counsel, employer_counsel -> supervisor                          (fan-in)
-    supervisor -> worker_counsel + employer_counsel   (a rebuttal round)
-               |  worker_counsel + employer_counsel + legal_interpreter     (the last rebuttal round,
-                      -> citation_checker                                    interpreter beside it)
-               |  legal_interpreter -> citation_checker
-    citation_checker -> trust_auditor (one Send per round: all claims, one call) -> supervisor
-               |  retrieval_planner                   (re-entry, at most max_retrieval_rounds)
+    link_hopper -> worker_counsel || employer_counsel || legal_interpreter   (one parallel stage)
+    worker_counsel, employer_counsel, legal_interpreter -> supervisor        (fan-in)
+    supervisor -> worker_counsel + employer_counsel   (rebuttal: only when the sides contradict)
+               |  citation_checker -> supervisor
+               |  retrieval_planner                   (re-entry: an evidence gap before the audits,
+                                                        or the auditor's request after them; at
+                                                        most max_retrieval_rounds)
+               |  trust_auditor (one Send: every claim without a finding, one call) -> supervisor
                |  trust_gate -> END                   (composition)
 
 Every node carries a ``RetryPolicy`` (``max_attempts = settings.board.role_retries + 1``, retry on
@@ -44,10 +44,8 @@ from labourcrew.board.roles import (
     worker_counsel,
 )
 from labourcrew.board.routing import (
-    COUNSEL_TARGETS,
+    COUNSEL_ROUND,
     SUPERVISOR_TARGETS,
-    route_audits,
-    route_counsel,
     route_supervisor,
 )
 from labourcrew.board.state import CaseLedger
@@ -177,13 +175,11 @@ def build_board(settings: Settings, deps: BoardDeps) -> Board:
     g.add_edge(Role.ISSUE_SPOTTER.value, Role.RETRIEVAL_PLANNER.value)
     g.add_edge(Role.RETRIEVAL_PLANNER.value, Role.STATUTE_RETRIEVER.value)
     g.add_edge(Role.STATUTE_RETRIEVER.value, Role.LINK_HOPPER.value)
-    g.add_edge(Role.LINK_HOPPER.value, Role.WORKER_COUNSEL.value)
-    g.add_edge(Role.LINK_HOPPER.value, Role.EMPLOYER_COUNSEL.value)
-    g.add_conditional_edges(Role.WORKER_COUNSEL.value, route_counsel, COUNSEL_TARGETS)
-    g.add_conditional_edges(Role.EMPLOYER_COUNSEL.value, route_counsel, COUNSEL_TARGETS)
+    for node in COUNSEL_ROUND:
+        g.add_edge(Role.LINK_HOPPER.value, node)
+        g.add_edge(node, Role.SUPERVISOR.value)
     g.add_conditional_edges(Role.SUPERVISOR.value, route_supervisor, SUPERVISOR_TARGETS)
-    g.add_edge(Role.LEGAL_INTERPRETER.value, Role.CITATION_CHECKER.value)
-    g.add_conditional_edges(Role.CITATION_CHECKER.value, route_audits, [Role.TRUST_AUDITOR.value, Role.SUPERVISOR.value])
+    g.add_edge(Role.CITATION_CHECKER.value, Role.SUPERVISOR.value)
     g.add_edge(Role.TRUST_AUDITOR.value, Role.SUPERVISOR.value)
     g.add_edge(Role.TRUST_GATE.value, END)
     compiled = g.compile(name="labourcrew-board")

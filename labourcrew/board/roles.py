@@ -314,7 +314,7 @@ def stage_of(role: Role, state: CaseLedger) -> str:
         return f"counsel@r{r}d{state.get('deliberation_round', 0)}"
     if role == Role.TRUST_AUDITOR:
         return f"audit@r{r}"
-    if role == Role.LEGAL_INTERPRETER and state.get("next_step") == "rebut":  # beside the last rebuttal
+    if role == Role.LEGAL_INTERPRETER:  # beside the counsels, in the same stage
         return f"counsel@r{r}d{state.get('deliberation_round', 0)}"
     return f"{role.value}@r{r}"
 
@@ -537,8 +537,9 @@ def employer_counsel(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[
 
 
 def legal_interpreter(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
-    """Legal Interpreter (paper §3.4): states the governing rule over whatever claims exist
-    (one-sided when a counsel failed), without declaring a winner.
+    """Legal Interpreter (paper §3.4): states the governing rule from the pack, without declaring a
+    winner. It runs beside the counsels, so it sees the claims of earlier rounds (none in the
+    opening round), never its neighbours' claims of the same round.
 
     Reads: ``question``, ``spotting``, ``pack``, ``claims``.
     Writes: ``claims``, ``rejected_by_eep``, ``interpreter_notes``, ``role_calls``.

@@ -2,8 +2,8 @@
 
 :class:`CaseLedger` is a ``TypedDict`` whose values are pydantic records of
 :mod:`labourcrew.ledger.records` (and a few defined here). Every key written by more than one node
--- Worker and Employer Counsel run in parallel, the Legal Interpreter beside the last rebuttal round,
-every role reports its status -- has a **named reducer** (``Annotated[..., reducer]``); the others are written by
+-- Worker Counsel, Employer Counsel and the Legal Interpreter run in parallel, every role reports
+its status -- has a **named reducer** (``Annotated[..., reducer]``); the others are written by
 exactly one role and use LangGraph's last-value channel.
 
 =====================  ==================================  ===========================================
@@ -31,7 +31,7 @@ claims                 worker/employer counsel, interp.    :func:`add_claims`
 rejected_by_eep        worker/employer counsel, interp.    :func:`add_rejected`
 citation_checks        citation_checker                    :func:`merge_by_claim`
 findings               trust_auditor (one task per round)  :func:`merge_by_claim`
-retrieval_requests     trust_auditor                       :func:`add_requests`
+retrieval_requests     supervisor (evidence gap), auditor  :func:`add_requests`
 role_calls             every role + failure recorder       :func:`add_role_calls`
 interpreter_notes      legal_interpreter                   --
 conflicts              supervisor (after the audits)       --
@@ -239,10 +239,10 @@ def aggregate_status(calls: Iterable[RoleCall]) -> dict[str, RoleStatus]:
 class NextStep(StrEnum):
     """The Supervisor's routing decision (paper §3.1), read by :func:`~labourcrew.board.routing.route_supervisor`."""
 
-    DELIBERATE = "deliberate"  # a rebuttal round: both counsels again (not the last one)
-    REBUT = "rebut"  # the last rebuttal round, with the Legal Interpreter beside it, then the audits
-    INTERPRET = "interpret"  # the Legal Interpreter, then the audits
-    RETRIEVE = "retrieve"  # re-enter retrieval with the auditors' requests
+    REBUT = "rebut"  # a rebuttal round: both counsels again (the sides' claims contradict)
+    CHECK = "check"  # the Citation Checker on the round's claims
+    RETRIEVE = "retrieve"  # re-enter retrieval (an evidence gap, or the auditor's request)
+    AUDIT = "audit"  # the Trust Auditor on every claim without a finding, in one call
     COMPOSE = "compose"  # the Trust Gate composes the answer
 
 
@@ -267,7 +267,7 @@ class CaseLedger(TypedDict, total=False):
     # supervision
     retrieval_round: int
     deliberation_round: int
-    phase: Literal["deliberation", "audit"]
+    phase: Literal["deliberation", "check", "audit"]
     requests_consumed: int
     pending_request: RetrievalRequest | None
     next_step: NextStep

@@ -2,21 +2,27 @@
 
 Two jobs:
 
-1. **Route** at the board's two decision points (:func:`supervise`, the ``supervisor`` node):
+1. **Route** at the board's three decision points (:func:`supervise`, the ``supervisor`` node).
+   A counsel round is Worker Counsel, Employer Counsel and the Legal Interpreter in parallel.
 
-   * after a counsel round (phase ``deliberation``): run the rebuttal round (each counsel sees the
-     other's claims and may challenge one) when fewer than ``settings.board.max_deliberation_rounds`` rounds
-     ran, no counsel failed and both sides made claims -- the last rebuttal round runs with the Legal
-     Interpreter beside it (it reads the opening claims) and goes on to the Citation Checker;
-     otherwise go to the Legal Interpreter;
+   * after a counsel round (phase ``deliberation``): a **rebuttal round** (both counsels again,
+     each seeing the other's claims) only when a Worker and an Employer claim contradict each other
+     (:func:`sides_conflict`), no counsel failed and fewer than
+     ``settings.board.max_deliberation_rounds`` rounds ran; otherwise the Citation Checker;
+   * after the Citation Checker (phase ``check``): when a cited unit's provisos or
+     cross-references are not on the pack (:func:`evidence_gap`) and fewer than
+     ``settings.board.max_retrieval_rounds`` re-entries happened, **re-enter retrieval** before
+     any audit (the planner turns the request into a clamped plan; new units are merged into the
+     pack; a new counsel round argues them); otherwise the **Trust Auditor**, one call for every
+     claim without a finding (composition when there is none);
    * after the audits (phase ``audit``): record contradictions between claims
-     (:func:`~labourcrew.audit.skeptic.claim_conflicts`); when the Trust Auditor asked for evidence that is not on
-     the pack yet and fewer than ``settings.board.max_retrieval_rounds`` re-entries happened,
-     merge the requests into one and **re-enter retrieval** (the planner turns it into a clamped
-     plan; new units are merged into the pack; the counsels deliberate again); otherwise **force
-     composition** (Trust Gate + Opinion Writer).
+     (:func:`~labourcrew.audit.skeptic.claim_conflicts`); when the Trust Auditor asked for
+     evidence that is not on the pack yet and re-entries remain, merge its requests into one and
+     re-enter retrieval; otherwise **force composition** (Trust Gate + Opinion Writer).
 
-   The LangGraph recursion limit (``settings.board.recursion_limit``, 50) bounds the whole run.
+   Checking the gap before the audits means one audit call covers every round's claims; a rebuttal
+   only where the sides disagree spares two calls per question. The LangGraph recursion limit
+   (``settings.board.recursion_limit``, 50) bounds the whole run.
 
 2. **Isolate failures** (:func:`failure_recorder`): every role node is declared with a
    ``RetryPolicy`` (transient errors retried with back-off) and an error handler built here. The
@@ -29,12 +35,11 @@ Two jobs:
    failed role             fallback                                    continues at
    ======================  =========================================  =========================
    issue_spotter           the rule-based Issue Spotter                retrieval_planner
-   retrieval_planner       no new retrieval this round                 both counsels
-   statute_retriever       no new units this round                     both counsels
-   link_hopper             direct hits without hops                    both counsels
-   worker/employer c.      none (the other side argues alone)          supervisor (citation_checker
-                                                                       after the last rebuttal)
-   legal_interpreter       none (no governing-rule claim)              citation_checker
+   retrieval_planner       no new retrieval this round                 the counsel round
+   statute_retriever       no new units this round                     the counsel round
+   link_hopper             direct hits without hops                    the counsel round
+   worker/employer c.      none (the other side argues alone)          supervisor
+   legal_interpreter       none (no governing-rule claim)              supervisor
    citation_checker        none (the gate re-checks anyway)            supervisor
    trust_auditor (round)   none (every claim of the round is NEI)      supervisor
    supervisor              none                                        trust_gate
@@ -45,7 +50,7 @@ Two jobs:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from langgraph.errors import NodeError
@@ -62,20 +67,24 @@ from labourcrew.board.roles import (
     _attempt,
     stage_of,
 )
+from labourcrew.board.routing import COUNSEL_ROUND, COUNSELS, unaudited
 from labourcrew.board.state import CaseLedger, NextStep
 from labourcrew.gate.opinion_writer import fallback_opinion
 from labourcrew.gate.trust_gate import premise_errors, undecided_result
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.records import EvidencePack, RoleStatus, Side
+from labourcrew.ledger.audit import ClaimConflict
+from labourcrew.ledger.records import Claim, EvidencePack, RoleStatus, Side
 from labourcrew.ledger.roles import LANGUAGE_ROLES, RetrievalRequest, Role
 from labourcrew.ledger.run import RoleCall
+from labourcrew.retrieval.link_hopper import LINK_EDGES, required_links
 from labourcrew.statute.model import EdgeType
 
 __all__ = [
-
     "supervise",
     "supervisor",
     "actionable_requests",
+    "evidence_gap",
+    "sides_conflict",
     "merge_requests",
     "failure_recorder",
     "COUNSELS",
@@ -84,31 +93,50 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-"""Counsel rounds per retrieval round: the opening and one rebuttal (paper §3.4)."""
-
-COUNSELS = [Role.WORKER_COUNSEL.value, Role.EMPLOYER_COUNSEL.value]
-
+def _missing(graph: StatuteGraph, seed: str, edges: set[EdgeType] | None, on_pack: set[str]) -> list[str]:
+    return [t for t in required_links(graph, seed, edges or LINK_EDGES) if t not in on_pack]
 
 
 def actionable_requests(
     requests: Sequence[RetrievalRequest], pack: EvidencePack, graph: StatuteGraph
 ) -> list[RetrievalRequest]:
-    """Requests that could add evidence: a seed with a neighbour (along the requested edges) not on
-    the pack yet, or a text query. Seeds without such neighbours are dropped from the request.
+    """Requests that could add evidence: a seed with a required link
+    (:func:`~labourcrew.retrieval.link_hopper.required_links`, along the requested edges) not on
+    the pack yet, or a text query. Seeds without such links are dropped from the request.
     """
     on_pack = pack.node_ids()
     out: list[RetrievalRequest] = []
     for req in requests:
         edges = {EdgeType(e) for e in req.edge_types if e in EdgeType._value2member_map_}
-        seeds = []
-        for seed in req.seeds:
-            if seed not in graph.units:
-                continue
-            if any(t not in on_pack for _, t in graph.neighbours(seed, edges or None)):
-                seeds.append(seed)
+        seeds = [s for s in req.seeds if _missing(graph, s, edges or None, on_pack)]
         if seeds or req.queries:
             out.append(req.model_copy(update={"seeds": seeds}))
     return out
+
+
+def evidence_gap(
+    claims: Sequence[Claim], pack: EvidencePack, graph: StatuteGraph, asked: Iterable[str] = ()
+) -> RetrievalRequest | None:
+    """The evidence a round's claims lack: the cited units with a required link
+    (:func:`~labourcrew.retrieval.link_hopper.required_links`: a proviso or cross-reference) not
+    on the pack (units already asked for excluded), as one request; None when
+    nothing is missing. The Supervisor checks it after the Citation Checker and before the audits,
+    so a re-entry round costs no audit call of its own (one audit covers every round).
+    """
+    on_pack = pack.node_ids()
+    done = set(asked)
+    seeds = [
+        n for n in dict.fromkeys(n for c in claims for n in c.cited_node_ids())
+        if n not in done and _missing(graph, n, None, on_pack)
+    ]
+    if not seeds:
+        return None
+    return RetrievalRequest(
+        seeds=seeds,
+        edge_types=[e.value for e in LINK_EDGES],
+        hops=1,
+        reason="a cited unit's provisos or cross-references are not on the Evidence Pack",
+    )
 
 
 def merge_requests(requests: Sequence[RetrievalRequest]) -> RetrievalRequest:
@@ -136,6 +164,28 @@ def _counsel_failed(state: CaseLedger) -> bool:
     )
 
 
+def sides_conflict(claims: Sequence[Claim]) -> list[ClaimConflict]:
+    """Contradictions (:func:`~labourcrew.audit.skeptic.claim_conflicts`) between a Worker and an
+    Employer Counsel claim: what a rebuttal round is for.
+    """
+    side = {c.claim_id: c.side for c in claims}
+    counsel = (Side.WORKER, Side.EMPLOYER)
+    return [
+        x for x in claim_conflicts(list(claims))
+        if side[x.a] in counsel and side[x.b] in counsel and side[x.a] != side[x.b]
+    ]
+
+
+def _reenter(state: CaseLedger, request: RetrievalRequest) -> dict[str, Any]:
+    return {
+        "next_step": NextStep.RETRIEVE,
+        "pending_request": request,
+        "retrieval_round": state.get("retrieval_round", 0) + 1,
+        "deliberation_round": 0,
+        "phase": "deliberation",
+    }
+
+
 def supervise(
     state: CaseLedger, *, graph: StatuteGraph, max_retrieval_rounds: int, max_deliberation_rounds: int = 2
 ) -> dict[str, Any]:
@@ -143,50 +193,50 @@ def supervise(
 
     Returns:
         An update with ``next_step`` and the counters it changes (``phase``,
-        ``deliberation_round``, ``retrieval_round``, ``requests_consumed``, ``pending_request``);
-        after the audits also ``conflicts``.
+        ``deliberation_round``, ``retrieval_round``, ``requests_consumed``, ``pending_request``,
+        ``retrieval_requests`` for an evidence gap); at composition also ``conflicts``.
     """
     phase = state.get("phase", "deliberation")
+    claims = list(state.get("claims") or [])
+    pack = state.get("pack") or EvidencePack()
+    rounds = state.get("retrieval_round", 0)
     if phase == "deliberation":
         done = state.get("deliberation_round", 0) + 1
-        sides = {c.side for c in state.get("claims") or []}
-        both = Side.WORKER in sides and Side.EMPLOYER in sides
-        if done < max_deliberation_rounds and both and not _counsel_failed(state):
-            if done + 1 < max_deliberation_rounds:
-                return {"next_step": NextStep.DELIBERATE, "deliberation_round": done}
-            # The last rebuttal: the Legal Interpreter runs beside it (on the opening claims), then
-            # the audits -- one sequential model call fewer.
-            return {"next_step": NextStep.REBUT, "phase": "audit", "deliberation_round": done}
-        return {"next_step": NextStep.INTERPRET, "phase": "audit", "deliberation_round": done}
+        if done < max_deliberation_rounds and not _counsel_failed(state) and sides_conflict(claims):
+            return {"next_step": NextStep.REBUT, "deliberation_round": done}
+        return {"next_step": NextStep.CHECK, "phase": "check", "deliberation_round": done}
     requests = list(state.get("retrieval_requests") or [])
+    if phase == "check":
+        if rounds < max_retrieval_rounds:
+            gap = evidence_gap(claims, pack, graph, asked=(s for r in requests for s in r.seeds))
+            if gap is not None:
+                return {**_reenter(state, gap), "retrieval_requests": [gap], "requests_consumed": len(requests) + 1}
+        if unaudited(state):
+            return {"next_step": NextStep.AUDIT, "phase": "audit", "requests_consumed": len(requests)}
+        return {"next_step": NextStep.COMPOSE, "conflicts": claim_conflicts(claims)}
     new = requests[state.get("requests_consumed", 0):]
     update: dict[str, Any] = {
         "requests_consumed": len(requests),
         "pending_request": None,
-        "conflicts": claim_conflicts(list(state.get("claims") or [])),
+        "conflicts": claim_conflicts(claims),
     }
-    rounds = state.get("retrieval_round", 0)
-    useful = actionable_requests(new, state.get("pack") or EvidencePack(), graph)
+    useful = actionable_requests(new, pack, graph)
     if useful and rounds < max_retrieval_rounds:
-        update.update(
-            next_step=NextStep.RETRIEVE,
-            pending_request=merge_requests(useful),
-            retrieval_round=rounds + 1,
-            deliberation_round=0,
-            phase="deliberation",
-        )
+        update.update(_reenter(state, merge_requests(useful)))
         return update
     update["next_step"] = NextStep.COMPOSE
     return update
 
 
 def supervisor(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
-    """Supervisor (paper §3.1): deterministic routing -- rebuttal round, interpretation,
-    retrieval re-entry (at most ``max_retrieval_rounds``) or forced composition.
+    """Supervisor (paper §3.1): deterministic routing -- rebuttal round, Citation Checker,
+    retrieval re-entry for an evidence gap or the auditor's request (at most
+    ``max_retrieval_rounds``), the audits, or forced composition.
 
-    Reads: ``phase``, ``claims``, ``role_calls``, ``retrieval_requests``, ``requests_consumed``,
-    ``pack``, counters. Writes: ``next_step``, ``phase``, ``deliberation_round``,
-    ``retrieval_round``, ``pending_request``, ``requests_consumed``, ``conflicts``, ``role_calls``.
+    Reads: ``phase``, ``claims``, ``findings``, ``role_calls``, ``retrieval_requests``,
+    ``requests_consumed``, ``pack``, counters. Writes: ``next_step``, ``phase``,
+    ``deliberation_round``, ``retrieval_round``, ``pending_request``, ``requests_consumed``,
+    ``retrieval_requests``, ``conflicts``, ``role_calls``.
     """
     ctx = runtime.context
     with _attempt(Role.SUPERVISOR, runtime) as att:
@@ -230,20 +280,14 @@ def _gate_fallback(state: dict, ctx: BoardContext, exc: BaseException) -> dict[s
     }
 
 
-def _after_counsel(state: dict) -> str:
-    from labourcrew.board.routing import route_counsel
-
-    return route_counsel(state)  # type: ignore[arg-type]
-
-
 FALLBACKS: dict[Role, tuple[Fallback | None, str | None, Goto]] = {
     Role.ISSUE_SPOTTER: (_spotter_fallback, "rule-based issue spotter", Role.RETRIEVAL_PLANNER.value),
-    Role.RETRIEVAL_PLANNER: (None, "no new retrieval this round", COUNSELS),
-    Role.STATUTE_RETRIEVER: (None, "no new units this round", COUNSELS),
-    Role.LINK_HOPPER: (_hopper_fallback, "direct hits without hops", COUNSELS),
-    Role.WORKER_COUNSEL: (None, None, _after_counsel),
-    Role.EMPLOYER_COUNSEL: (None, None, _after_counsel),
-    Role.LEGAL_INTERPRETER: (None, None, Role.CITATION_CHECKER.value),
+    Role.RETRIEVAL_PLANNER: (None, "no new retrieval this round", COUNSEL_ROUND),
+    Role.STATUTE_RETRIEVER: (None, "no new units this round", COUNSEL_ROUND),
+    Role.LINK_HOPPER: (_hopper_fallback, "direct hits without hops", COUNSEL_ROUND),
+    Role.WORKER_COUNSEL: (None, None, Role.SUPERVISOR.value),
+    Role.EMPLOYER_COUNSEL: (None, None, Role.SUPERVISOR.value),
+    Role.LEGAL_INTERPRETER: (None, None, Role.SUPERVISOR.value),
     Role.CITATION_CHECKER: (None, "the gate re-checks citations", Role.SUPERVISOR.value),
     Role.TRUST_AUDITOR: (None, "claim counts as NEI", Role.SUPERVISOR.value),
     Role.SUPERVISOR: (None, "composition forced", Role.TRUST_GATE.value),

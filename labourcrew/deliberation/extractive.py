@@ -14,11 +14,12 @@ Roles (paper §3.3-§3.5):
   (:data:`EMPLOYER_CUES`: ``ব্যতীত``, ``প্রযোজ্য হইবে না``, ``তবে``, ``যদি না``, ``সাপেক্ষে`` ...).
   In the rebuttal round (``round >= 1``) each side may challenge one claim of the other, from the
   same section.
-* **Legal Interpreter** -- the top-ranked governing-rule span (preferring units already cited).
+* **Legal Interpreter** -- the top-ranked governing-rule span (preferring units cited in earlier
+  rounds; it runs beside the counsels).
 * **Trust Auditor** -- span verification plus the typed skeptic checks of
-  :mod:`labourcrew.audit.skeptic` -> SUPPORT / NEI / REFUTE; asks for the provisos and
-  cross-references of a cited unit (a :class:`~labourcrew.ledger.roles.RetrievalRequest`) when the
-  StatuteGraph has any.
+  :mod:`labourcrew.audit.skeptic` -> SUPPORT / NEI / REFUTE. It asks for no evidence of its own:
+  the Supervisor's evidence-gap check (:func:`labourcrew.board.supervisor.evidence_gap`) already
+  fetches a cited unit's provisos and cross-references before the audits.
 
 Relevance (the **relevance floor**). The question's content words (after :func:`normalize`, its
 function words and section references removed) are weighted by IDF over the units of the statute
@@ -67,7 +68,6 @@ from labourcrew.ledger.roles import (
     InterpreterOutput,
     ProposedCitation,
     ProposedClaim,
-    RetrievalRequest,
 )
 from labourcrew.retrieval.lexical import QUESTION_STOPWORDS, words_of
 from labourcrew.settings import OfflineTuning
@@ -580,7 +580,6 @@ class OfflineBackend:
             verdict, direction = report.verdict_cap, report.direction
         else:
             verdict, direction = Verdict.SUPPORT, None
-        request = self._retrieval_request(claim)
         notes = "; ".join(report.notes) if report.notes else "all skeptic checks pass"
         return (
             AuditOutput(
@@ -589,7 +588,6 @@ class OfflineBackend:
                 direction=direction,
                 checks=checks,
                 notes=notes,
-                retrieval_request=request,
             ),
             self._usage(),
         )
@@ -600,18 +598,3 @@ class OfflineBackend:
             AuditVerdict(claim_id=c.claim_id, **self.audit(inp.single(c))[0].model_dump()) for c in inp.claims
         ]
         return AuditBatchOutput(verdicts=verdicts), self._usage()
-
-    def _retrieval_request(self, claim: Claim) -> RetrievalRequest | None:
-        seeds = []
-        for node_id in claim.cited_node_ids():
-            unit = self.graph.units.get(node_id)
-            if unit is not None and (unit.provisos or unit.cross_refs):
-                seeds.append(node_id)
-        if not seeds:
-            return None
-        return RetrievalRequest(
-            seeds=seeds,
-            edge_types=["proviso", "cross_ref"],
-            hops=1,
-            reason="the cited rule has provisos or cross-references that qualify it",
-        )

@@ -4,11 +4,11 @@ Every configuration is an :class:`EvalConfig` -- plain data, run by the same run
 (:mod:`labourcrew.eval.runner`) over the same questions into the same run folder. An ablation is
 realised without touching the board's code, in one of three ways:
 
-1. **settings** (``overrides``): gate mode, role retries, fault rate;
+1. **settings** (``overrides``): gate mode, role retries, fault rate; ``reentry=False`` sets
+   ``board.max_retrieval_rounds`` to 0 (no Supervisor re-entry);
 2. **injected dependencies**: the board takes its retrieval port and model backend as arguments
    (:class:`~labourcrew.board.deps.BoardDeps`), so :class:`VariantRetrieval` (channels, hop depth,
-   no planner), :class:`ChunkRetrieval` (other chunkings) and :class:`NoReentryBackend` (no
-   Supervisor re-entry) wrap the real ones;
+   no planner) and :class:`ChunkRetrieval` (other chunkings) wrap the real ones;
 3. **post-hoc, over the same runs** (pure functions of a saved run): :func:`labourcrew.gate.recalibration.regate_with_checks` re-decides the
    Trust Gate without the Citation Checker and/or the Trust Auditor; ``halt_on_failure`` turns any
    irrecoverable role failure into a halted run (*no supervision*). Such configurations share the
@@ -58,12 +58,6 @@ from labourcrew.ledger.records import (
     EvidencePack,
 )
 from labourcrew.ledger.retrieval import RetrievalPlan
-from labourcrew.ledger.roles import (
-    AuditBatchOutput,
-    AuditOutput,
-    BackendWrapper,
-    CallUsage,
-)
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY
 from labourcrew.retrieval.pipeline import assemble_pack
 from labourcrew.settings import Settings
@@ -81,7 +75,6 @@ __all__ = [
     "VariantRetrieval",
     "ChunkRetrieval",
     "Chunk",
-    "NoReentryBackend",
 ]
 
 logger = logging.getLogger(__name__)
@@ -122,7 +115,7 @@ class EvalConfig(BaseModel):
     )
     chunking: Chunking = Field(default="structure", description="Citable units: the StatuteGraph's, or other chunks.")
     reentry: bool = Field(
-        default=True, description="False: the Trust Auditor's retrieval requests are dropped (no re-entry)."
+        default=True, description="False: board.max_retrieval_rounds = 0 (the Supervisor never re-enters retrieval)."
     )
     faults: bool = Field(default=False, description="Run with the suite's fault rate (orchestration group).")
     halt_on_failure: bool = Field(default=False, description="Post-hoc: any irrecoverable role failure halts the run.")
@@ -586,20 +579,6 @@ class ChunkRetrieval:
 
 
 # ---------------------------------------------------------------- backend wrapper
-
-
-class NoReentryBackend(BackendWrapper):
-    """Wraps a backend and drops the Trust Auditor's retrieval requests, so the Supervisor never
-    re-enters retrieval (the orchestration ablations without re-entry).
-    """
-
-    def _call(self, method: str, inp: Any) -> tuple[Any, CallUsage]:
-        out, usage = super()._call(method, inp)
-        if isinstance(out, AuditOutput) and out.retrieval_request is not None:
-            out = out.model_copy(update={"retrieval_request": None})
-        elif isinstance(out, AuditBatchOutput):
-            out = AuditBatchOutput(verdicts=[v.model_copy(update={"retrieval_request": None}) for v in out.verdicts])
-        return out, usage
 
 
 # ---------------------------------------------------------------- post-hoc gate

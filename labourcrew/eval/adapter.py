@@ -20,6 +20,7 @@ from labourcrew.audit.citation_checker import MIN_SPAN_CHARS
 from labourcrew.eval.datasets import DevItem
 from labourcrew.eval.metrics.base import EvalCitation, EvalClaim, EvalRun, PackEntry
 from labourcrew.graph.statute_graph import StatuteGraph
+from labourcrew.retrieval.link_hopper import required_links
 from labourcrew.statute.normalize import normalize
 
 if TYPE_CHECKING:
@@ -77,8 +78,7 @@ class UnitResolver:
         u = self.graph.units.get(node_id)
         facts = None
         if u is not None:
-            version = u.version
-            linked = [n for n in [*u.provisos, *u.cross_refs] if n.startswith(f"{version}:") and n != node_id]
+            linked = required_links(self.graph, node_id)
             facts = UnitFacts(
                 label=u.label,
                 sections=(u.section,) if u.section else (),

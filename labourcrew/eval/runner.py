@@ -43,7 +43,6 @@ from labourcrew.eval.ablations import (
     SUITE,
     ChunkRetrieval,
     EvalConfig,
-    NoReentryBackend,
     VariantRetrieval,
     config_hash,
     merged_overrides,
@@ -162,6 +161,8 @@ def config_settings(config: EvalConfig, opts: EvalOptions) -> Settings:
         ConfigError: invalid settings (e.g. the openai backend without a model).
     """
     base: dict[str, Any] = {"board": {"fault_rate": opts.suite_fault_rate() if config.faults else 0.0}}
+    if not config.reentry:  # the Supervisor never re-enters retrieval (gap check and requests alike)
+        base["board"]["max_retrieval_rounds"] = 0
     if opts.backend:
         base["board"]["backend"] = opts.backend
     if opts.gate_mode:
@@ -318,8 +319,6 @@ def _backend(config: EvalConfig, settings: Settings, res: EvalResources) -> Any:
 
     base = res.offline_backend() if settings.board.backend == "offline" else None
     backend = make_backend(settings, res.graph, base=base, chat_model_factory=res.chat_model_factory)
-    if not config.reentry:
-        backend = NoReentryBackend(backend)
     return backend
 
 

@@ -156,7 +156,7 @@ class AuditInput(_IO):
 
 
 class RetrievalRequest(_IO):
-    """A structured request for more evidence (Trust Auditor -> Retrieval Planner)."""
+    """A structured request for more evidence (Supervisor evidence gap or Trust Auditor -> Retrieval Planner)."""
 
     seeds: list[str] = Field(default_factory=list, description="Node ids to expand from.")
     edge_types: list[str] = Field(default_factory=lambda: ["proviso", "cross_ref"], description="Edge types to follow.")

@@ -106,7 +106,9 @@ class AskResult(BaseModel):
     role_calls: list[RoleCall] = Field(description="Every role invocation in order.")
     rounds: int = Field(ge=1, description="Retrieval rounds run (1 + Supervisor re-entries).")
     deliberation_rounds: int = Field(ge=0, description="Counsel rounds in the last retrieval round.")
-    retrieval_requests: list[RetrievalRequest] = Field(description="Trust Auditor retrieval requests.")
+    retrieval_requests: list[RetrievalRequest] = Field(
+        description="Retrieval requests: the Supervisor's evidence gaps and the Trust Auditor's requests, in order."
+    )
     conflicts: list[ClaimConflict] = Field(
         default_factory=list, description="Contradictions between claims (same unit, opposite modal polarity)."
     )

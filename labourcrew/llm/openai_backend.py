@@ -51,7 +51,7 @@ prompt, ``prompts/trust_auditor.md``, over :class:`~labourcrew.ledger.roles.Audi
 :meth:`OpenAIBackend.audit` -- the board's fallback when a batch reply is malformed -- sends the same
 prompt with one claim.
 
-Thread safety. The board runs both counsels (and the interpreter beside the rebuttal) concurrently on one backend:
+Thread safety. The board runs both counsels and the interpreter concurrently on one backend:
 chat clients are created once per role under a lock and are themselves thread-safe; the call
 recorder and the schema-failure counter are lock-protected.
 """

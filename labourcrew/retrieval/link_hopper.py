@@ -29,7 +29,7 @@ from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import HopTraceEntry
 from labourcrew.statute.model import EdgeType, Level, Unit
 
-__all__ = ["HopSeed", "HopResult", "HopNode", "hop", "DEFAULT_DECAY", "MAX_CHILDREN", "is_lead_in"]
+__all__ = ["HopSeed", "HopResult", "HopNode", "hop", "DEFAULT_DECAY", "MAX_CHILDREN", "is_lead_in", "admissible", "LINK_EDGES", "required_links"]
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,10 @@ def _edges(graph: StatuteGraph, unit: Unit, allowed: set[EdgeType], retrieved: b
     return sorted(children + rest, key=lambda et: _EDGE_ORDER.index(et[0]))
 
 
-def _admissible(graph: StatuteGraph, target: str, edge: EdgeType, version: str) -> bool:
+def admissible(graph: StatuteGraph, target: str, edge: EdgeType, version: str) -> bool:
+    """True when the hopper may add ``target`` reached by ``edge``: a unit of ``version``, not
+    omitted, with text (or a titled section), and not a chapter reached structurally.
+    """
     unit = graph.units.get(target)
     if unit is None or unit.omitted or unit.version != version:
         return False
@@ -99,6 +102,29 @@ def _admissible(graph: StatuteGraph, target: str, edge: EdgeType, version: str) 
         return False
     # A chapter unit is only its title: never worth a pack slot when reached structurally.
     return not (unit.level == Level.CHAPTER and edge in (EdgeType.CHILD, EdgeType.PARENT))
+
+
+LINK_EDGES = (EdgeType.PROVISO, EdgeType.CROSS_REF)
+"""The edges whose targets a cited unit needs beside it: its provisos qualify it, its
+cross-references say what it refers to (paper §3.5, B.6)."""
+
+
+def required_links(graph: StatuteGraph, node_id: str, edges: Iterable[EdgeType] = LINK_EDGES) -> list[str]:
+    """The units a cited unit needs on the Evidence Pack: the targets of its ``edges`` (provisos and
+    cross-references by default) that the hopper would add (:func:`admissible`), chapter units
+    excluded -- a cross-reference to a whole chapter ("এই অধ্যায়ের অধীন") names a title, no text
+    a claim could quote. Graph order, each once; [] for an unknown node.
+
+    The one definition behind the Supervisor's evidence-gap check and the Path Completeness metric.
+    """
+    unit = graph.units.get(node_id)
+    if unit is None:
+        return []
+    out = [
+        t for e, t in graph.neighbours(node_id, set(edges))
+        if t != node_id and admissible(graph, t, e, unit.version) and graph.units[t].level != Level.CHAPTER
+    ]
+    return list(dict.fromkeys(out))
 
 
 def hop(
@@ -141,7 +167,7 @@ def hop(
             unit = graph.units[source]
             score, prov = known[source]
             for edge, target in _edges(graph, unit, allowed, retrieved=depth == 1):
-                if target in known or not _admissible(graph, target, edge, unit.version):
+                if target in known or not admissible(graph, target, edge, unit.version):
                     continue
                 node = HopNode(
                     node_id=target, via=source, edge=edge, depth=depth,

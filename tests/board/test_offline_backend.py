@@ -165,9 +165,16 @@ def test_auditor_flags_a_dropped_carve_out_as_omission(graph: StatuteGraph) -> N
     assert out.verdict == Verdict.NEI and out.direction.value == "missing_condition"
 
 
-def test_auditor_asks_for_the_provisos_of_a_cited_rule(graph: StatuteGraph) -> None:
+def test_the_supervisor_not_the_auditor_asks_for_the_provisos_of_a_cited_rule(graph: StatuteGraph) -> None:
+    from labourcrew.board.supervisor import evidence_gap
+    from labourcrew.ledger.records import EvidenceItem, EvidencePack
+
     node = next(u.node_id for u in graph.version_units("2025") if u.provisos and len(u.text) > 40)
     span = clause_spans(graph.units[node].text)[0]
     out = _audit(graph, f"আইন অনুযায়ী: «{span}»", node, span)
-    assert out.retrieval_request is not None and node in out.retrieval_request.seeds
-    assert "proviso" in out.retrieval_request.edge_types
+    assert out.retrieval_request is None  # one rule: the Supervisor's evidence-gap check
+    unit = graph.units[node]
+    claim = Claim(claim_id="w1", side=Side.WORKER, text=span, evidence=[EvidenceRef(node_id=node, span=span)], confidence=0.8)
+    pack = EvidencePack(items=[EvidenceItem(node_id=node, section=unit.section, level=unit.level, text=unit.text, channels=["dense"], score=1.0, provenance=1.0)])
+    gap = evidence_gap([claim], pack, graph)
+    assert gap is not None and gap.seeds == [node] and "proviso" in gap.edge_types

@@ -9,14 +9,15 @@ import pytest
 from labourcrew.board.run import ask
 from labourcrew.board.supervisor import (
     actionable_requests,
+    evidence_gap,
     merge_requests,
+    sides_conflict,
     supervise,
 )
 from labourcrew.errors import TransientRoleError
 from labourcrew.ledger.records import EvidenceItem, EvidencePack, ReleaseStatus, Side
 from labourcrew.ledger.roles import InterpreterInput, RetrievalRequest
 from labourcrew.llm.fakes import ScriptedBackend
-from labourcrew.settings import load_settings
 
 Q = "প্রসূতি কল্যাণ সুবিধা কত দিনের জন্য পাওয়া যায়?"
 
@@ -55,7 +56,18 @@ def test_serial_calls_break_the_rendezvous(offline) -> None:
         meet("counsel")(None)
 
 
-def test_a_failed_counsel_degrades_and_the_interpreter_runs_one_sided(make_board, offline) -> None:
+def test_the_interpreter_runs_beside_both_counsels(make_board, offline) -> None:
+    meet = Rendezvous(offline, parties=3)
+    fake = ScriptedBackend({"counsel:worker": [meet("counsel")], "counsel:employer": [meet("counsel")],
+                            "interpret": [meet("interpret")]}, fallback=offline)
+    r = ask(Q, board=make_board(fake), save=False)
+    assert not meet.barrier.broken, "the interpreter did not run at the same time as the counsels"
+    stages = {c.status.role: c.stage for c in r.role_calls if c.retrieval_round == 0}
+    assert stages["legal_interpreter"] == stages["worker_counsel"] == stages["employer_counsel"] == "counsel@r0d0"
+    assert any(c.side == Side.INTERPRETER for c in r.claims)
+
+
+def test_a_failed_counsel_degrades_and_the_interpreter_still_states_the_rule(make_board, offline) -> None:
     seen: list[InterpreterInput] = []
 
     def interpret(inp: InterpreterInput):
@@ -66,20 +78,48 @@ def test_a_failed_counsel_degrades_and_the_interpreter_runs_one_sided(make_board
     fake = ScriptedBackend({"counsel:employer": errors, "interpret": [interpret] * 5}, fallback=offline)
     r = ask(Q, board=make_board(fake), save=False)
     assert r.role_status["employer_counsel"]["status"] == "failed"
-    assert seen and {c.side for c in seen[0].claims} == {Side.WORKER}
+    assert seen and seen[0].claims == []  # beside the opening round it sees no claim of that round
+    assert any(c.side == Side.INTERPRETER for c in r.claims)
     assert r.status == ReleaseStatus.DEGRADED
     # no rebuttal round after a failed counsel: one counsel stage in the first retrieval round
     assert {c.stage for c in r.role_calls if c.retrieval_round == 0 and c.status.role == "worker_counsel"} == {"counsel@r0d0"}
 
 
-def test_rebuttal_round_runs_when_both_sides_argued(offline_board) -> None:
+def test_no_rebuttal_round_when_the_sides_do_not_contradict(offline_board) -> None:
     r = ask(Q, board=offline_board, save=False)
+    assert {c.side for c in r.claims} >= {Side.WORKER, Side.EMPLOYER}
+    assert not r.conflicts
     stages = {c.stage for c in r.role_calls if c.status.role == "employer_counsel" and c.retrieval_round == 0}
-    assert stages == {f"counsel@r0d{d}" for d in range(load_settings().board.max_deliberation_rounds)}
-    challenges = [c for c in r.claims if c.challenge_to]
-    assert all(c.round == 1 for c in challenges)
-    ids = {c.claim_id for c in r.claims}
-    assert all(c.challenge_to in ids for c in challenges)
+    assert stages == {"counsel@r0d0"}
+    assert not [c for c in r.claims if c.challenge_to]
+
+
+def _opposed(side_text: str):
+    """A counsel whose claim quotes the pack's first quotable unit, framed with ``side_text``."""
+    from labourcrew.deliberation.extractive import clause_spans
+    from labourcrew.ledger.roles import CounselOutput, ProposedCitation, ProposedClaim
+
+    def counsel(inp):
+        if inp.round >= 1:  # the rebuttal: nothing new to say
+            return CounselOutput(claims=[])
+        item = next(i for i in inp.pack.items if clause_spans(i.text))
+        span = clause_spans(item.text)[0]
+        return CounselOutput(claims=[ProposedClaim(text=f"{side_text} «{span}»", citations=[
+            ProposedCitation(node_id=item.node_id, span=span)], confidence=0.7)])
+    return counsel
+
+
+def test_rebuttal_round_runs_when_the_sides_contradict(make_board, offline) -> None:
+    fake = ScriptedBackend({"counsel:worker": [_opposed("শ্রমিক ছুটি পাইবেন:")] * 9,
+                            "counsel:employer": [_opposed("শ্রমিক ছুটি পাইবেন না:")] * 9}, fallback=offline)
+    board = make_board(fake)
+    r = ask(Q, board=board, save=False)
+    assert r.conflicts  # the two sides contradict each other on one unit
+    stages = {c.stage for c in r.role_calls if c.status.role == "employer_counsel" and c.retrieval_round == 0}
+    assert stages == {f"counsel@r0d{d}" for d in range(board.settings.board.max_deliberation_rounds)}
+    # the rebuttal round is the two counsels only: the interpreter ran once, beside the opening
+    assert [c.stage for c in r.role_calls if c.status.role == "legal_interpreter" and c.retrieval_round == 0] == ["counsel@r0d0"]
+    assert r.error is None
 
 
 def test_retrieval_reentry_is_bounded_and_merges_new_evidence(make_board, offline) -> None:
@@ -100,24 +140,70 @@ def test_retrieval_reentry_is_bounded_and_merges_new_evidence(make_board, offlin
     assert [c.stage for c in r.role_calls if c.status.role == "retrieval_planner"] == [
         f"retrieval_planner@r{i}" for i in range(r.rounds)
     ]
-    baseline = ask(Q, board=make_board(ScriptedBackend({"audit": [quiet_audit] * 200}, fallback=offline)), save=False)
-    assert baseline.rounds == 1
+    quiet = make_board(ScriptedBackend({"audit": [quiet_audit] * 200}, fallback=offline), board={"max_retrieval_rounds": 0})
+    baseline = ask(Q, board=quiet, save=False)
+    assert baseline.rounds == 1 and not baseline.retrieval_requests
     assert baseline.evidence_pack.node_ids() < r.evidence_pack.node_ids()  # new evidence merged in
     assert r.error is None
 
 
+def _item(graph, node_id: str) -> EvidenceItem:
+    unit = graph.units[node_id]
+    return EvidenceItem(node_id=unit.node_id, section=unit.section, level=unit.level, text=unit.text,
+                        channels=["dense"], score=1, provenance=1)
+
+
 def test_supervise_routes_by_phase(graph) -> None:
+    from labourcrew.ledger.records import Claim, EvidenceRef
+
     base = {"phase": "deliberation", "deliberation_round": 0, "claims": [], "role_calls": []}
-    assert supervise(base, graph=graph, max_retrieval_rounds=2)["next_step"] == "interpret"
-    unit = graph.units["2025:46(1)"]
-    pack = EvidencePack(items=[EvidenceItem(node_id=unit.node_id, section="46", level=unit.level, text=unit.text,
-                                            channels=["dense"], score=1, provenance=1)])
+    step = supervise(base, graph=graph, max_retrieval_rounds=2)
+    assert step["next_step"] == "check" and step["phase"] == "check" and step["deliberation_round"] == 1
+    pack = EvidencePack(items=[_item(graph, "2025:46(1)")])
+    span = graph.units["2025:46(1)"].text[:60]
+    claim = Claim(claim_id="w1", side=Side.WORKER, text=span, evidence=[EvidenceRef(node_id="2025:46(1)", span=span)], confidence=0.8)
+    # after the Citation Checker: 46(1)'s proviso is not on the pack -> re-enter before any audit
+    check = {"phase": "check", "claims": [claim], "pack": pack, "retrieval_round": 0, "retrieval_requests": []}
+    step = supervise(check, graph=graph, max_retrieval_rounds=2)
+    assert step["next_step"] == "retrieve" and step["retrieval_round"] == 1 and step["phase"] == "deliberation"
+    assert step["pending_request"].seeds == ["2025:46(1)"] and step["retrieval_requests"] == [step["pending_request"]]
+    assert step["requests_consumed"] == 1
+    # no re-entry left, or the unit already asked for: audit the unaudited claims
+    assert supervise({**check, "retrieval_round": 2}, graph=graph, max_retrieval_rounds=2)["next_step"] == "audit"
+    asked = {**check, "retrieval_requests": [step["pending_request"]]}
+    assert supervise(asked, graph=graph, max_retrieval_rounds=2)["next_step"] == "audit"
+    assert supervise({**check, "findings": {"w1": object()}, "retrieval_round": 2}, graph=graph,
+                     max_retrieval_rounds=2)["next_step"] == "compose"
+    # after the audits: the auditor's own request re-enters while rounds remain
     req = RetrievalRequest(seeds=["2025:46(1)"], edge_types=["proviso"], hops=1)
     audit = {"phase": "audit", "retrieval_requests": [req], "requests_consumed": 0, "retrieval_round": 0, "pack": pack}
     step = supervise(audit, graph=graph, max_retrieval_rounds=2)
     assert step["next_step"] == "retrieve" and step["retrieval_round"] == 1 and step["pending_request"].seeds == ["2025:46(1)"]
     assert supervise({**audit, "retrieval_round": 2}, graph=graph, max_retrieval_rounds=2)["next_step"] == "compose"
     assert supervise({**audit, "requests_consumed": 1}, graph=graph, max_retrieval_rounds=2)["next_step"] == "compose"
+    assert supervise(audit, graph=graph, max_retrieval_rounds=0)["next_step"] == "compose"
+
+
+def test_evidence_gap_asks_for_quotable_links_only(graph) -> None:
+    from labourcrew.ledger.records import Claim, EvidenceRef
+    from labourcrew.retrieval.link_hopper import required_links
+    from labourcrew.statute.model import EdgeType, Level
+
+    def claim_on(node_id: str) -> Claim:
+        span = graph.units[node_id].text[:40]
+        return Claim(claim_id="w1", side=Side.WORKER, text=span, evidence=[EvidenceRef(node_id=node_id, span=span)], confidence=0.8)
+
+    # 2(15) cross-references a whole chapter: a title, nothing to quote, no retrieval round for it
+    chapter_refs = [t for e, t in graph.neighbours("2025:2(15)", {EdgeType.CROSS_REF}) if graph.units[t].level == Level.CHAPTER]
+    assert chapter_refs and not set(chapter_refs) & set(required_links(graph, "2025:2(15)"))
+    assert evidence_gap([claim_on("2025:2(15)")], EvidencePack(items=[_item(graph, "2025:2(15)")]), graph) is None
+    # 102(2) refers to section 108: that is asked for, once
+    gap = evidence_gap([claim_on("2025:102(2)")], EvidencePack(items=[_item(graph, "2025:102(2)")]), graph)
+    assert gap is not None and gap.seeds == ["2025:102(2)"] and "2025:108" in required_links(graph, "2025:102(2)")
+    assert evidence_gap([claim_on("2025:102(2)")], EvidencePack(items=[_item(graph, "2025:102(2)")]), graph,
+                        asked=["2025:102(2)"]) is None
+    full = EvidencePack(items=[_item(graph, n) for n in ["2025:102(2)", *required_links(graph, "2025:102(2)")]])
+    assert evidence_gap([claim_on("2025:102(2)")], full, graph) is None
 
 
 def test_requests_already_satisfied_by_the_pack_are_dropped(graph) -> None:
@@ -156,3 +242,38 @@ def test_reentries_stop_at_the_budget_even_when_every_round_asks_for_more(make_b
     assert r.rounds == board.settings.board.max_retrieval_rounds + 1
     assert r.status != ReleaseStatus.UNDECIDED or r.claims
     assert r.error is None
+
+
+def test_only_a_contradiction_between_the_two_sides_calls_for_a_rebuttal(graph) -> None:
+    from labourcrew.ledger.records import Claim, EvidenceRef
+
+    span = graph.units["2025:115"].text[:50]
+
+    def claim(cid: str, side: Side, text: str) -> Claim:
+        return Claim(claim_id=cid, side=side, text=text, evidence=[EvidenceRef(node_id="2025:115", span=span)], confidence=0.7)
+
+    yes, no = "শ্রমিক ছুটি পাইবেন", "শ্রমিক ছুটি পাইবেন না"
+    assert [(x.a, x.b) for x in sides_conflict([claim("w1", Side.WORKER, yes), claim("e1", Side.EMPLOYER, no)])] == [("w1", "e1")]
+    assert sides_conflict([claim("w1", Side.WORKER, yes), claim("i1", Side.INTERPRETER, no)]) == []
+    assert sides_conflict([claim("w1", Side.WORKER, yes), claim("e1", Side.EMPLOYER, yes)]) == []
+    base = {"phase": "deliberation", "deliberation_round": 0, "role_calls": [],
+            "claims": [claim("w1", Side.WORKER, yes), claim("e1", Side.EMPLOYER, no)]}
+    assert supervise(base, graph=graph, max_retrieval_rounds=2)["next_step"] == "rebut"
+    assert supervise(base, graph=graph, max_retrieval_rounds=2, max_deliberation_rounds=1)["next_step"] == "check"
+
+
+def test_path_completeness_and_the_evidence_gap_require_the_same_links(graph) -> None:
+    # One rule (retrieval.link_hopper.required_links): what the metric counts as a missing link is
+    # what the Supervisor would fetch.
+    from labourcrew.eval.adapter import UnitResolver
+    from labourcrew.ledger.records import Claim, EvidenceRef
+    from labourcrew.retrieval.link_hopper import required_links
+
+    resolver = UnitResolver(graph)
+    for node in ("2025:102(2)", "2025:2(15)", "2025:46(1)", "2025:27(4)", "2025:80(1).explanation1"):
+        linked = list(resolver.facts(node).linked)
+        assert linked == required_links(graph, node)
+        span = graph.units[node].text[:40]
+        claim = Claim(claim_id="w1", side=Side.WORKER, text=span, evidence=[EvidenceRef(node_id=node, span=span)], confidence=0.8)
+        gap = evidence_gap([claim], EvidencePack(items=[_item(graph, node)]), graph)
+        assert (gap is not None) == bool(linked)

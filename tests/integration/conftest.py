@@ -4,7 +4,8 @@ built during the test session, and helpers that drive LabourCrew only through it
 What is built here (nothing is downloaded; only 127.0.0.1 is contacted):
 
 * ``tiny_gguf`` -- a byte-level BPE tokenizer trained with ``tokenizers`` on the Act's own text
-  (``data/statute/bn/*.html`` with the tags stripped, plus the role prompts), a random
+  (``data/statute/bn/*.html`` with the tags stripped, and a few reply shapes; not the role prompts, so
+  rewording a prompt does not change the model), a random
   Llama-architecture model (``transformers`` ``LlamaConfig``: hidden 64, 2 layers, 4 heads) and
   both written to one GGUF file with the ``gguf`` package's ``GGUFWriter`` (llama tensors + the
   tokenizer metadata + a ChatML template). A few seconds; cached for the session.
@@ -101,10 +102,10 @@ def _train_tokenizer(lines: list[str]) -> dict[str, Any]:
         vocab_size=VOCAB, special_tokens=_SPECIAL, show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
-    prompts = [p.read_text(encoding="utf-8") for p in sorted((REPO / "prompts").glob("*.md"))]
     shapes = ['{"claims": [{"text": "", "citations": [{"node_id": "2025:27(1)", "span": ""}], '
               '"confidence": 0.5, "challenge_to": null}]}'] * 20
-    tok.train_from_iterator(lines + prompts + shapes, trainer)
+    # Not the prompts: the model must not change when a prompt's wording does.
+    tok.train_from_iterator(lines + shapes, trainer)
     return json.loads(tok.to_str())
 
 

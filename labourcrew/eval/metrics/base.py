@@ -116,7 +116,10 @@ class EvalCitation(BaseModel):
     )
     linked: list[str] = Field(
         default_factory=list,
-        description="Node ids the cited unit links to and needs (its provisos and resolved cross-references).",
+        description=(
+            "Node ids the cited unit needs on the pack (retrieval.link_hopper.required_links: its provisos and "
+            "resolved cross-references, chapter units excluded)."
+        ),
     )
 
 

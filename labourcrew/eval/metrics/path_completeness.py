@@ -3,8 +3,9 @@
 A statute unit is only complete with the units it points to: its provisos (which qualify it) and
 the sections it cross-references (``ধারা ২৭ এর অধীন``). For each question, take the distinct units
 cited by released claims; their *required links* are the union of those provisos and resolved
-cross-reference targets (from the StatuteGraph, precomputed by the adapter as
-:attr:`~labourcrew.eval.metrics.base.EvalCitation.linked`). The score is
+cross-reference targets (:func:`labourcrew.retrieval.link_hopper.required_links`, the rule the
+Supervisor's evidence-gap check uses; a chapter target is only a title and is not counted;
+precomputed by the adapter as :attr:`~labourcrew.eval.metrics.base.EvalCitation.linked`). The score is
 ``(#required links on the pack, #required links)`` -- the share of the reasoning path the
 Link Hopper actually put on the ledger for the auditor and the gate to see.
 
