@@ -37,6 +37,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
 from labourcrew.audit.citation_checker import check_claim
+from labourcrew.audit.conditions import omitted_conditions
 from labourcrew.audit.skeptic import skeptic_report
 from labourcrew.board.deps import BoardDeps
 from labourcrew.board.state import CaseLedger, aggregate_status
@@ -45,8 +46,10 @@ from labourcrew.errors import RoleError, TransientRoleError
 from labourcrew.gate.clarify import qualifiers_of, ruled_out, stated_facts
 from labourcrew.gate.opinion_writer import write_opinion
 from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue, question_parts
+from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import (
     Claim,
+    Direction,
     EvidencePack,
     RoleStatus,
     Side,
@@ -384,6 +387,7 @@ def _admit(
             "confidence": p.confidence,
             "challenge_to": p.challenge_to,
             "round": round_,
+            "retrieval_round": state.get("retrieval_round", 0),
         }
         for cid, p in zip(ids, unique, strict=True)
     ]
@@ -450,7 +454,7 @@ def _planner_request(state: CaseLedger) -> PlannerRequest | None:
 
 def retrieval_planner(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, Any]:
     """Retrieval Planner (paper §3.3, ceilings B.2): a clamped plan for the question or, when the
-    Supervisor re-enters retrieval, for the Trust Auditor's request.
+    Supervisor re-enters retrieval, for the pending request (an evidence gap or the auditor's request).
 
     Reads: ``spotting``, ``version``, ``pending_request``. Writes: ``plan``, ``role_calls``.
     """
@@ -458,7 +462,7 @@ def retrieval_planner(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict
     with _attempt(Role.RETRIEVAL_PLANNER, runtime) as att:
         request = _planner_request(state)
         if request is not None and (request.seeds or request.queries):
-            # The rerank scores re-entry units against the user's question, not the auditor's seeds.
+            # The rerank scores re-entry units against the user's question, not the request's seeds.
             plan = plan_from_request(request, ctx.settings).model_copy(update={"question": state["question"]})
         else:
             plan = make_plan(state["spotting"], ctx.settings, graph=ctx.deps.graph, version=state["version"])
@@ -582,16 +586,25 @@ def citation_checker(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[
 _SEVERITY = {Verdict.SUPPORT: 0, Verdict.NEI: 1, Verdict.REFUTE: 2}
 
 
-def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str]) -> TrustFinding:
-    """Merge the backend's reading with the deterministic skeptic checks (the stricter wins)."""
+def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph: StatuteGraph) -> TrustFinding:
+    """Merge the backend's reading with the deterministic skeptic checks (the stricter wins),
+    among them the conditions a quote leaves in sub-clauses (:mod:`labourcrew.audit.conditions`).
+    """
     report = skeptic_report(claim.text, [r.span for r in claim.evidence], cited_texts)
     verdict, direction = out.verdict, out.direction
     if report.verdict_cap is not None and _SEVERITY[report.verdict_cap] > _SEVERITY[verdict]:
         verdict, direction = report.verdict_cap, report.direction or direction
     checks = {**out.checks, **{f"skeptic.{k}": v for k, v in report.checks.items()}}
+    skeptic_notes = list(report.notes)
+    omitted = omitted_conditions(graph, claim.cited_node_ids())
+    checks["skeptic.sub_clause_conditions_cited"] = not omitted
+    if omitted:
+        skeptic_notes.append("conditions in sub-clauses not cited: " + ", ".join(omitted))
+        if _SEVERITY[Verdict.NEI] > _SEVERITY[verdict]:
+            verdict, direction = Verdict.NEI, Direction.MISSING_CONDITION
     notes = out.notes
-    if report.notes:
-        notes = (notes + " | " if notes else "") + "skeptic: " + "; ".join(report.notes)
+    if skeptic_notes:
+        notes = (notes + " | " if notes else "") + "skeptic: " + "; ".join(skeptic_notes)
     if verdict == Verdict.SUPPORT:
         direction = None
     return TrustFinding(
@@ -661,7 +674,7 @@ def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, 
         requests = []
         for claim in claims:
             out = outs[claim.claim_id]
-            findings[claim.claim_id] = _finding(claim, out, inp.single(claim).cited_texts)
+            findings[claim.claim_id] = _finding(claim, out, inp.single(claim).cited_texts, ctx.deps.graph)
             if out.retrieval_request is not None:
                 requests.append(out.retrieval_request)
         r = task["retrieval_round"]

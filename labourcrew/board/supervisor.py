@@ -76,7 +76,7 @@ from labourcrew.ledger.audit import ClaimConflict
 from labourcrew.ledger.records import Claim, EvidencePack, RoleStatus, Side
 from labourcrew.ledger.roles import LANGUAGE_ROLES, RetrievalRequest, Role
 from labourcrew.ledger.run import RoleCall
-from labourcrew.retrieval.link_hopper import LINK_EDGES, required_links
+from labourcrew.retrieval.link_hopper import LINK_EDGES, link_on_pack, required_links
 from labourcrew.statute.model import EdgeType
 
 __all__ = [
@@ -94,7 +94,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 def _missing(graph: StatuteGraph, seed: str, edges: set[EdgeType] | None, on_pack: set[str]) -> list[str]:
-    return [t for t in required_links(graph, seed, edges or LINK_EDGES) if t not in on_pack]
+    return [t for t in required_links(graph, seed, edges or LINK_EDGES) if not link_on_pack(t, on_pack)]
 
 
 def actionable_requests(

@@ -172,6 +172,9 @@ def cmd_bench(a: argparse.Namespace) -> int:
     _quiet()
     if (a.board_items is not None and a.board_items < 1) or a.throughput_items < 1:
         raise InputError("--board-items and --throughput-items must be >= 1")
+    limit = getattr(a, "limit", None)
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be >= 1, got {limit}")
     if a.llm_limit < 1:
         raise InputError(f"--llm-limit must be >= 1, got {a.llm_limit}")
     overrides = {}
@@ -190,11 +193,12 @@ def cmd_bench(a: argparse.Namespace) -> int:
         settings=load_settings(**overrides),
         retrieval=getattr(a, "bench_part", "all") != "board",
         cold=not getattr(a, "no_cold", False),
-        board_items=a.board_items,
+        board_items=a.board_items if a.board_items is not None else limit,
         throughput_items=a.throughput_items,
+        llm_items=limit,
         llm_limit=a.llm_limit,
         dataset=dataset,
-        limit=getattr(a, "limit", None),
+        limit=limit,
         progress=progress,
     )
     print(json.dumps(result, ensure_ascii=False, default=str) if a.json else format_bench(result))
@@ -330,7 +334,7 @@ def _calibrate_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _bench_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--no-cold", action="store_true", help="skip the cold index build (minutes)")
+    p.add_argument("--no-cold", action="store_true", help="skip the cold index build (minutes; whole bench only)")
     p.add_argument("--board-items", type=int, help="report-split items for board latency (default: all of them)")
     p.add_argument(
         "--throughput-items", type=int, default=24, help="items for the 1 vs 2 worker throughput (default 24)"
@@ -366,9 +370,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     for part, text in (("board", "board latency, LLM calls, memory and eval throughput"),
                        ("llm", "the configured OpenAI-compatible endpoint vs the offline default")):
         p = bsub.add_parser(part, help=text)
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--dataset", action="append")
-        p.add_argument("--limit", type=int)
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
+        p.add_argument("--dataset", action="append", help="dev JSONL (default data/eval/dev_v1.jsonl)")
+        p.add_argument("--limit", type=int, help="at most N reporting-split questions in the board and LLM-call parts")
         _bench_options(p)
         p.set_defaults(func=cmd_bench, bench_part=part)
 

@@ -536,7 +536,7 @@ def format_bench(result: dict[str, Any]) -> str:
         "",
         f"board offline: n={b['n']}  p50 {_f(b['p50_s'])} s  p95 {_f(b['p95_s'])} s  statuses {b['statuses']}",
         f"  gate {b['gate_mode']} (τ {b['tau']}); quality from: {b['quality_decision']}",
-        f"  quality: {b['quality']}",
+        "  quality: " + ", ".join(f"{k.replace('_', ' ')} {_f(v)}" for k, v in b["quality"].items()),
     ]
     c = result["llm_calls"]
     lines.append(

@@ -222,7 +222,8 @@ def _ledger_claims(result: AskResult, keep: Iterable[str] | None = None) -> list
     """The run's claims as ledger claims (all of them, or those whose id is in ``keep``)."""
     wanted = None if keep is None else set(keep)
     return [
-        Claim(claim_id=c.claim_id, side=c.side, text=c.text, round=c.round, challenge_to=c.challenge_to,
+        Claim(claim_id=c.claim_id, side=c.side, text=c.text, round=c.round, retrieval_round=c.retrieval_round,
+              challenge_to=c.challenge_to,
               confidence=c.trust_components.confidence,
               evidence=[EvidenceRef(node_id=e.node_id, span=e.span) for e in c.evidence])
         for c in result.claims if wanted is None or c.claim_id in wanted

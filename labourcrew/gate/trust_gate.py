@@ -152,11 +152,14 @@ def premise_errors(
     from labourcrew.statute.normalize import to_bangla_digits
 
     out = []
+    units = getattr(graph, "units", None) or {}
     for label in named_labels:
-        if resolved.get(label) is not None:
+        node = resolved.get(label)
+        if node is not None:
+            if units and node != f"{version}:{label}":  # resolved to an ancestor: the sub-unit is not there
+                out.append(_missing_subunit(label, units[node], units))
             continue
         cite = citation_label_bn(label)
-        units = getattr(graph, "units", None) or {}
         base = re.match(r"\d+[A-Z]*", label)
         sec = base.group(0) if base else label
         old = units.get(f"2018:{sec}")
@@ -173,6 +176,23 @@ def premise_errors(
             out.append(f"প্রশ্নে উল্লিখিত {cite} এই পাঠে নেই অথবা বিলুপ্ত — "
                        f"section {label} does not exist in, or was omitted from, the {version} text")
     return out
+
+
+def _missing_subunit(label: str, ancestor: object, units: Mapping[str, object]) -> str:
+    """A named sub-unit that the version does not have, with the nearest unit that exists and its
+    sub-units ("27(9)": section 27 has sub-sections (1)-(7)).
+    """
+    from labourcrew.statute.ids import citation_label_bn
+
+    kids = [units[c].label for c in getattr(ancestor, "children", []) if c in units  # type: ignore[attr-defined]
+            and c not in getattr(ancestor, "provisos", [])]
+    shown = ", ".join(kids[:8]) + (", …" if len(kids) > 8 else "")
+    have_bn = f" (এতে আছে: {', '.join(citation_label_bn(k) for k in kids[:8])}{', …' if len(kids) > 8 else ''})" if kids else ""
+    have_en = f" (it has {shown})" if kids else ""
+    near = ancestor.label  # type: ignore[attr-defined]
+    return (f"প্রশ্নে উল্লিখিত {citation_label_bn(label)} আইনের এই পাঠে নেই; নিকটতম বিধান "
+            f"{citation_label_bn(near)}{have_bn} — {label} does not exist in the {ancestor.version} text; "  # type: ignore[attr-defined]
+            f"the nearest provision is section {near}{have_en}")
 
 
 def coverage(
@@ -401,6 +421,7 @@ def decide(
                 claim_id=claim.claim_id,
                 side=claim.side,
                 round=claim.round,
+                retrieval_round=claim.retrieval_round,
                 challenge_to=claim.challenge_to,
                 text=claim.text,
                 category=finding.category if finding else ClaimCategory.FACTUAL,

@@ -222,6 +222,7 @@ class GatedClaim(LedgerRecord):
     claim_id: str = Field(description="Claim id.")
     side: Side = Field(description="Side that made it.")
     round: int = Field(ge=0, description="Deliberation round it was made in.")
+    retrieval_round: int = Field(default=0, ge=0, description="Retrieval round it was made in (0: before any re-entry).")
     challenge_to: str | None = Field(description="Claim it challenges, if any.")
     text: str = Field(description="The claim text.")
     category: ClaimCategory = Field(description="LegalHalluLens category (from the auditor's finding; factual without one).")

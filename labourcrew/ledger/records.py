@@ -277,7 +277,8 @@ class Claim(LedgerRecord):
     challenge_to: str | None = Field(
         default=None, description="claim_id this claim challenges (None for an opening claim)."
     )
-    round: int = Field(default=0, ge=0, description="Deliberation round (0-based).")
+    round: int = Field(default=0, ge=0, description="Deliberation round (0-based) within its retrieval round.")
+    retrieval_round: int = Field(default=0, ge=0, description="Retrieval round it was made in (0: before any re-entry).")
 
     @field_validator("text")
     @classmethod

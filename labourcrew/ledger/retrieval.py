@@ -103,7 +103,7 @@ class RetrievalPlan(BaseModel):
 
 
 class PlannerRequest(BaseModel):
-    """A follow-up retrieval a later role (the Trust Auditor) asks for."""
+    """A follow-up retrieval: the Supervisor's evidence gap or the Trust Auditor's request."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -27,9 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import HopTraceEntry
+from labourcrew.statute.ids import label_within
 from labourcrew.statute.model import EdgeType, Level, Unit
 
-__all__ = ["HopSeed", "HopResult", "HopNode", "hop", "DEFAULT_DECAY", "MAX_CHILDREN", "is_lead_in", "admissible", "LINK_EDGES", "required_links"]
+__all__ = ["HopSeed", "HopResult", "HopNode", "hop", "DEFAULT_DECAY", "MAX_CHILDREN", "is_lead_in", "admissible", "LINK_EDGES", "required_links", "link_on_pack"]
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +126,14 @@ def required_links(graph: StatuteGraph, node_id: str, edges: Iterable[EdgeType] 
         if t != node_id and admissible(graph, t, e, unit.version) and graph.units[t].level != Level.CHAPTER
     ]
     return list(dict.fromkeys(out))
+
+
+def link_on_pack(target: str, on_pack: Iterable[str]) -> bool:
+    """Whether a required link is served by the pack: the target itself, or a unit inside it, is on
+    it -- a reference to "ধারা ১০৮" is served by 108(1)-(3) already on the pack, so it is no gap
+    (:func:`~labourcrew.statute.ids.label_within`). A proviso is served only by itself.
+    """
+    return any(label_within(n, target) for n in on_pack)
 
 
 def hop(

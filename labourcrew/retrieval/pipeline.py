@@ -466,7 +466,7 @@ class Retriever:
 
     def retrieve_request(self, request: PlannerRequest, version: str | None = None,
                          question: str | None = None) -> EvidencePack:
-        """Run a Trust Auditor retrieval request (seeds, edge types, hop budget), clamped.
+        """Run a re-entry request (the Supervisor's evidence gap or the Trust Auditor's request) (seeds, edge types, hop budget), clamped.
 
         Seeds that do not exist in the version are dropped; the seeds themselves are on the pack.
 

@@ -5,7 +5,7 @@ Turns an :class:`~labourcrew.retrieval.issue_spotter.IssueSpotting` into a
 deep the Link Hopper may go (``hops``) and along which edge types, and the seed units named
 exactly in the question. :func:`clamp` applies the per-question-type ceilings of
 :class:`~labourcrew.settings.RetrievalSettings`; it only ever narrows a plan, never widens it.
-:func:`plan_from_request` does the same for a Trust Auditor's follow-up retrieval request.
+:func:`plan_from_request` does the same for a re-entry request (the Supervisor's evidence gap or the Trust Auditor's request).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def clamp(plan: RetrievalPlan, question_type: QuestionType, settings: Settings) 
 
 
 def plan_from_request(request: PlannerRequest, settings: Settings) -> RetrievalPlan:
-    """Plan for a Trust Auditor request (seeds, edge types, hop budget), clamped like any plan.
+    """Plan for a re-entry request (Supervisor evidence gap or Trust Auditor) (seeds, edge types, hop budget), clamped like any plan.
 
     Raises:
         pydantic.ValidationError: the request has neither seeds nor queries.

@@ -58,7 +58,7 @@ def calibration_for(settings: Settings | None, tau: float) -> CalibrationRecord 
 
 def _claim_label(c: GatedClaim) -> str:
     mark = "✓" if c.accepted else "✗"
-    return f"{mark} {c.claim_id} · {c.side.value} · S={c.trust_score:.3f}"
+    return f"{mark} {c.claim_id} · {c.side.value} · retrieval round {c.retrieval_round} · S={c.trust_score:.3f}"
 
 
 def _timeline(result: AskResult) -> None:
@@ -80,6 +80,22 @@ def _hops(result: AskResult, graph: StatuteGraph) -> None:
     nb = hop_trace_neighbourhood(trace, result.evidence_pack.items, graph=graph)
     st.iframe(network_html(nb, evidence=marks.evidence, cited=marks.cited, height_px=420, hierarchical=bool(trace)),
               height=420 + LEGEND_PX)
+    _requests(result)
+
+
+def _requests(result: AskResult) -> None:
+    """Why retrieval ran again: the requests in order (the Supervisor's evidence gaps, found before
+    the audit, and the Trust Auditor's own requests, after it).
+    """
+    st.markdown(f"**পুনরায় অনুসন্ধান (retrieval re-entries):** {result.rounds - 1} · "
+                f"অনুরোধ (requests): {len(result.retrieval_requests)}")
+    if not result.retrieval_requests:
+        st.caption("কোনো অনুরোধ নেই: প্রথম অনুসন্ধানেই উদ্ধৃত বিধানের শর্তাংশ ও প্রতি-উল্লেখ পাওয়া গেছে "
+                   "(no requests: the cited provisions' provisos and cross-references were on the pack).")
+        return
+    st.dataframe([{"#": k, "seeds": ", ".join(r.seeds) or "—", "edges": ", ".join(r.edge_types),
+                   "queries": "; ".join(r.queries) or "—", "hops": r.hops, "reason": r.reason}
+                  for k, r in enumerate(result.retrieval_requests, start=1)], hide_index=True)
 
 
 def _side_by_side(result: AskResult) -> None:

@@ -39,6 +39,7 @@ COMPONENT_LABELS: dict[str, tuple[str, str]] = {
     "verdict_score": ("নিরীক্ষকের রায় · auditor verdict", "w_verdict"),
     "provenance": ("উৎস · retrieval provenance", "w_provenance"),
     "confidence": ("আস্থা · confidence", "w_confidence"),
+    "relevance": ("প্রাসঙ্গিকতা · relevance (learned)", "w_relevance"),
 }
 
 _STATUS_COLOURS = {"ok": "#1b7f3b", "retried": "#e37400", "failed": "#d93025"}
@@ -52,7 +53,9 @@ def fmt_tau(tau: float) -> str:
 def trust_components_figure(
     components: TrustComponents | Mapping[str, float], weights: TrustWeights = DEFAULT_WEIGHTS
 ) -> go.Figure:
-    """Horizontal bars of the five trust components in [0,1], labelled with their weights.
+    """Horizontal bars of the trust components in [0,1], labelled with their weights: the five of
+    every score and the learned relevance when the model ran (a missing one has no bar, since it has
+    no weight in the score either).
 
     Args:
         components: a :class:`TrustComponents` or a mapping with the same field names.
@@ -64,6 +67,8 @@ def trust_components_figure(
     values = components.model_dump() if isinstance(components, TrustComponents) else dict(components)
     names, xs, texts = [], [], []
     for field, (label, weight_attr) in COMPONENT_LABELS.items():
+        if field == "relevance" and values.get(field) is None:
+            continue
         value = float(values.get(field, float("nan")))
         names.append(f"{label} (w={getattr(weights, weight_attr):.2f})")
         xs.append(value)
@@ -75,7 +80,7 @@ def trust_components_figure(
             hovertemplate="%{y}: %{x:.3f}<extra></extra>",
         )
     )
-    fig.update_layout(**base_layout("ট্রাস্ট স্কোরের উপাদান · trust components", height=240))
+    fig.update_layout(**base_layout("ট্রাস্ট স্কোরের উপাদান · trust components", height=240 + 30 * (len(xs) > 5)))
     fig.update_xaxes(range=[0, 1.0], title=None)
     fig.update_yaxes(autorange="reversed")
     return fig

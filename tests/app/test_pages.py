@@ -105,6 +105,9 @@ def test_run_inspector_explains_each_claim(app_page, app_env):
     # a rejected claim gets its reason
     result = load_run(run.run_id, runs_dir=app_env.runs)
     assert {c.side.value for c in result.claims} >= {"worker", "interpreter"}
+    # the Hop Trace tab says why retrieval ran again (or that it did not)
+    reentry = [m.value for m in at.markdown if "retrieval re-entries" in m.value]
+    assert reentry and f"{result.rounds - 1} ·" in reentry[0]
 
 
 def test_statute_graph_from_a_claim_and_by_bangla_number(app_page, app_env):

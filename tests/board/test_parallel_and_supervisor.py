@@ -240,6 +240,8 @@ def test_reentries_stop_at_the_budget_even_when_every_round_asks_for_more(make_b
     board = make_board(ScriptedBackend({"counsel:worker": [fresh_worker] * 50, "audit": [greedy_audit] * 200}, fallback=offline))
     r = ask(Q, board=board, save=False)
     assert r.rounds == board.settings.board.max_retrieval_rounds + 1
+    # every claim says which retrieval round made it (the fresh worker adds one in each)
+    assert {c.retrieval_round for c in r.claims} == set(range(r.rounds))
     assert r.status != ReleaseStatus.UNDECIDED or r.claims
     assert r.error is None
 

@@ -98,6 +98,15 @@ def test_false_premise_named_and_other_part_answered(offline_board):
     assert only.status == ReleaseStatus.UNDECIDED and "প্রশ্নের ভিত্তি ভুল" in only.opinion_bn
 
 
+def test_a_sub_section_the_act_does_not_have_is_named_with_the_nearest_provision(offline_board, graph):
+    r = ask("ধারা ২৭(৯) এ কী বলা আছে?", board=offline_board, save=False)
+    assert r.premise_errors and r.premise_errors[0].startswith("প্রশ্নে উল্লিখিত ধারা ২৭(৯) আইনের এই পাঠে নেই")
+    assert "section 27" in r.premise_errors[0] and "27(3A)" in r.premise_errors[0]
+    assert r.status != ReleaseStatus.TGLO  # a false premise is never TGLO
+    # a sub-section that exists raises nothing
+    assert not ask("ধারা ২৭(৩ক) তে কী বলা আছে?", board=offline_board, save=False).premise_errors
+
+
 def test_omitted_section_is_named_as_omitted(offline_board):
     r = ask("ধারা ১৮৪ অনুযায়ী কী নিয়ম?", board=offline_board, save=False)
     assert "বিলুপ্ত" in r.premise_errors[0] and "omitted" in r.premise_errors[0]

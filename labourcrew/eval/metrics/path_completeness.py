@@ -6,7 +6,8 @@ cited by released claims; their *required links* are the union of those provisos
 cross-reference targets (:func:`labourcrew.retrieval.link_hopper.required_links`, the rule the
 Supervisor's evidence-gap check uses; a chapter target is only a title and is not counted;
 precomputed by the adapter as :attr:`~labourcrew.eval.metrics.base.EvalCitation.linked`). The score is
-``(#required links on the pack, #required links)`` -- the share of the reasoning path the
+``(#required links on the pack, #required links)`` (a link counts as on the pack when it or a unit
+inside it is: :func:`~labourcrew.retrieval.link_hopper.link_on_pack`, the Supervisor's rule) -- the share of the reasoning path the
 Link Hopper actually put on the ledger for the auditor and the gate to see.
 
 Summed over questions (unit: link). Undefined when no released claim cites a unit with links.
@@ -15,6 +16,7 @@ Summed over questions (unit: link). Undefined when no released claim cites a uni
 from __future__ import annotations
 
 from labourcrew.eval.metrics.base import EvalRun, Metric, Ratio
+from labourcrew.retrieval.link_hopper import link_on_pack
 
 __all__ = ["PathCompleteness"]
 
@@ -38,4 +40,4 @@ class PathCompleteness(Metric):
         if not required:
             return Ratio()
         on_pack = run.pack_ids()
-        return Ratio(num=float(sum(1 for n in required if n in on_pack)), den=float(len(required)))
+        return Ratio(num=float(sum(1 for n in required if link_on_pack(n, on_pack))), den=float(len(required)))

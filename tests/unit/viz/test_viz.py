@@ -70,6 +70,20 @@ def test_figures_use_a_bangla_font():
     assert "τ = 0.600" in figs[1].layout.title.text and "labels abababababab" in figs[1].layout.title.text
 
 
+def test_trust_components_show_the_learned_relevance_when_it_ran():
+    from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, trust_score
+
+    base = {"citation_validity": 1, "span_fidelity": 1, "verdict_score": 1, "provenance": 0.8, "confidence": 0.2}
+    five = trust_components_figure(TrustComponents(**base))
+    six = trust_components_figure(TrustComponents(**base, relevance=0.1))
+    assert len(five.data[0].y) == 5 and len(six.data[0].y) == 6
+    assert "relevance" in six.data[0].y[-1] and six.data[0].x[-1] == 0.1
+    # the bars' weights are the score's: S is their weighted mean
+    weights = [float(name.rsplit("w=", 1)[1].rstrip(")")) for name in six.data[0].y]
+    mean = sum(w * x for w, x in zip(weights, six.data[0].x, strict=True)) / sum(weights)
+    assert abs(mean - trust_score(TrustComponents(**base, relevance=0.1), DEFAULT_WEIGHTS)) < 0.01
+
+
 def test_section_neighbourhood_has_typed_edges_and_incoming_refs(graph):
     nb = section_neighbourhood(graph, "2025:27(1)")
     kinds = {e.edge for e in nb.edges}
