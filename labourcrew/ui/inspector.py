@@ -78,8 +78,9 @@ def _hops(result: AskResult, graph: StatuteGraph) -> None:
                  or [{"source": "—", "edge": "—", "target": "কোনো hop হয়নি (no hops)", "depth": 0}], hide_index=True)
     marks = run_marks(result)
     nb = hop_trace_neighbourhood(trace, result.evidence_pack.items, graph=graph)
-    st.iframe(network_html(nb, evidence=marks.evidence, cited=marks.cited, height_px=420, hierarchical=bool(trace)),
-              height=420 + LEGEND_PX)
+    # Force-directed even with hops: a top-down layout puts every directly retrieved unit (often 20+)
+    # in one row, and fitting that row to the frame shrinks the nodes to unlabelled dots.
+    st.iframe(network_html(nb, evidence=marks.evidence, cited=marks.cited, height_px=420), height=420 + LEGEND_PX)
     _requests(result)
 
 
@@ -139,7 +140,8 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
         f"- নিরীক্ষকের রায় (auditor verdict): **{claim.verdict.value if claim.verdict else 'not audited (NEI)'}**\n"
         f"- শ্রেণি (category): **{claim.category.value}** · দিক (direction): **{claim.direction.value if claim.direction else '—'}**\n"
         + (f"- নোট (notes): {html.escape(finding.notes)}\n" if finding and finding.notes else "")
-        + (f"- checks: {', '.join(f'{k}={v}' for k, v in finding.checks.items())}\n" if finding and finding.checks else "")
+        + (f"- checks: {', '.join(f'{k}={v}' for k, v in _shown_checks(finding.checks).items())}\n"
+           if finding and finding.checks else "")
     )
     st.markdown("**উদ্ধৃতি যাচাই (Citation Checker)**")
     st.dataframe([{"node": e.node_id, "verified": e.verified, "code": e.code, "span": e.span} for e in claim.evidence],
@@ -148,6 +150,14 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
         render_passage(p)
         link("pages/2_StatuteGraph.py", f"{p.citation} — গ্রাফে দেখুন (StatuteGraph)",
              {"node": p.node_id, "run": result.run_id, "claim": claim.claim_id})
+
+
+def _shown_checks(checks: dict[str, bool]) -> dict[str, bool]:
+    """The auditor's checks without the board's ``skeptic.`` copy of a check the backend already
+    reported with the same value (the offline auditor runs the same skeptic).
+    """
+    return {k: v for k, v in checks.items()
+            if not (k.startswith("skeptic.") and checks.get(k.removeprefix("skeptic.")) == v)}
 
 
 def render_run(result: AskResult, graph: StatuteGraph, settings: Settings | None) -> None:
