@@ -18,6 +18,7 @@ from typing import Any
 from labourcrew.errors import InputError
 from labourcrew.fileio import check_output_path, read_batch
 from labourcrew.statute.model import VERSIONS
+from labourcrew.viz.statute import version_notice
 
 __all__ = ["register", "cmd_ask"]
 
@@ -45,9 +46,11 @@ def _text(result) -> str:
         f"অবস্থা (status): {result.status.value} — {result.status_reason}",
         f"statute version: {result.statute_version}   backend: {result.backend}   {_gate(result)}   "
         f"latency: {result.latency_s:.2f} s   rounds: {result.rounds}",
-        "",
-        result.opinion_bn,
     ]
+    notice = version_notice(result.statute_version)
+    if notice:
+        lines.append(f"সতর্কতা (note): {notice}")
+    lines += ["", result.opinion_bn]
     for q in o.qualifiers:
         mark = "যাচাইকৃত" if q.released else "যাচাই করা হয়নি"
         lines.append(f"  শর্ত/ব্যতিক্রম — {q.citation} ({mark}): «{q.text}»")

@@ -24,7 +24,7 @@ from labourcrew.statute.normalize import display_form, to_bangla_digits
 from labourcrew.ui.frame import link
 from labourcrew.viz.charts import fmt_tau
 from labourcrew.viz.run_view import PHASES, cited_passages, phase_of, unique_backends
-from labourcrew.viz.statute import VERSION_NAMES
+from labourcrew.viz.statute import VERSION_NAMES, version_notice
 from labourcrew.viz.style import STATUS_STYLE
 
 if TYPE_CHECKING:
@@ -259,6 +259,9 @@ def _closest(result: AskResult) -> None:
 def render_answer(result: AskResult, graph: StatuteGraph) -> None:
     """Everything the Ask page shows for one answered question."""
     status_badge(result.status.value, result.status_reason)
+    notice = version_notice(result.statute_version)
+    if notice:
+        st.warning(notice)
     backends = ", ".join(unique_backends(result)) or result.backend
     tau = "categorical (auditor verdict)" if result.gate_mode == "categorical" else f"τ = {fmt_tau(result.tau)}"
     st.caption(f"আইনের সংস্করণ (statute version): **{VERSION_NAMES.get(result.statute_version, result.statute_version)}** · "

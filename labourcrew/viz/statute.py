@@ -37,6 +37,21 @@ VERSION_NAMES: dict[str, str] = {
     "2018": "২০১৮ — আইন ৫৮/২০১৮ পর্যন্ত সংশোধিত",
     ENGLISH_VERSION: "English — unofficial translation, amended to 2018",
 }
+IN_FORCE = "2025"
+"""The statute version in force (the newest Bangla text)."""
+
+
+def version_notice(version: str) -> str | None:
+    """A warning for an answer from a text that is not the law in force (Bangla first), else None."""
+    if version == IN_FORCE:
+        return None
+    if version == ENGLISH_VERSION:
+        return ("ইংরেজি পাঠটি অনানুষ্ঠানিক অনুবাদ, ২০১৮ পর্যন্ত সংশোধিত; বর্তমানে বলবৎ আইন ২০২৫ সালের বাংলা পাঠ — "
+                "the English text is an unofficial translation amended to 2018; the law in force is the 2025 Bangla text")
+    return (f"{VERSION_NAMES.get(version, version)}: ২০২৫ সালের সংশোধনের আগের পাঠ; বর্তমানে বলবৎ আইন ২০২৫ সালের পাঠ — "
+            f"the {version} text predates the 2025 amendments; the law in force is the 2025 text")
+
+
 DIFF_STATUS_BN: dict[str, str] = {
     "inserted": "২০২৫-এ সন্নিবেশিত (inserted)",
     "amended": "২০২৫-এ সংশোধিত (amended)",

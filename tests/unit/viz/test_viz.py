@@ -168,3 +168,14 @@ def test_cited_passages_show_a_rule_before_its_proviso(graph):
     ordered = [p.node_id for p in cited_passages(result, graph, claims=claims)]
     assert ordered == ["2025:115", "2025:115.proviso1"]
     assert [p.node_id for p in cited_passages(result, None, claims=claims)] == ordered  # the label rule, no graph needed
+
+
+def test_an_answer_from_a_text_not_in_force_is_flagged():
+    from labourcrew.statute.model import VERSIONS
+    from labourcrew.viz.statute import IN_FORCE, version_notice
+
+    assert IN_FORCE in VERSIONS and version_notice(IN_FORCE) is None
+    for version in VERSIONS:
+        if version != IN_FORCE:
+            note = version_notice(version)
+            assert note and "বলবৎ" in note and "2025" in note, version
