@@ -147,8 +147,9 @@ def validate_question(question: object) -> str:
     """Return the question NFC-normalised with whitespace collapsed, or raise InputError.
 
     Raises:
-        InputError: not a string, empty or whitespace only, longer than 4,000 characters, or
-            without any letter or digit (only emoji or punctuation).
+        InputError: not a string, empty or whitespace only, longer than 4,000 characters,
+            without any letter or digit (only emoji or punctuation), or with most letters in a
+            script other than Bengali or Latin (a Hindi or Arabic question).
     """
     if not isinstance(question, str):
         raise InputError(f"প্রশ্নটি লেখা (টেক্সট) হতে হবে — the question must be text, got {type(question).__name__}")
@@ -167,7 +168,28 @@ def validate_question(question: object) -> str:
             "প্রশ্নে কোনো শব্দ নেই (শুধু চিহ্ন, ইমোজি বা যতিচিহ্ন) — the question has no words (only symbols, emoji or punctuation)",
             help_message="বাংলা বা ইংরেজি শব্দে প্রশ্ন করুন, যেমন 'নৈমিত্তিক ছুটি কত দিন?' — ask in words.",
         )
+    script = _foreign_script(q)
+    if script:
+        raise InputError(
+            f"প্রশ্নটি {_SCRIPT_BN.get(script, script)} লিপিতে লেখা; LabourCrew বাংলা ও ইংরেজি প্রশ্ন পড়ে — "
+            f"the question is written in {script} script; LabourCrew reads Bangla and English questions",
+            help_message="প্রশ্নটি বাংলায় (বা ইংরেজিতে, বা রোমান হরফে বাংলায়) লিখুন — ask in Bangla, English or romanised Bangla.",
+        )
     return q
+
+
+_SCRIPT_BN = {"Devanagari": "দেবনাগরী", "Arabic": "আরবি", "Cjk": "চীনা/জাপানি", "Cyrillic": "সিরিলিক",
+              "Tamil": "তামিল", "Gurmukhi": "গুরুমুখী", "Thai": "থাই", "Hangul": "কোরীয়"}
+
+
+def _foreign_script(q: str) -> str | None:
+    """The script most of the question's letters are in, when it is neither Bengali nor Latin."""
+    letters = [c for c in q if unicodedata.category(c)[0] == "L"]
+    other = [unicodedata.name(c, "UNKNOWN").split()[0] for c in letters]
+    foreign = [s for s in other if s not in ("BENGALI", "LATIN")]
+    if not letters or len(foreign) * 2 <= len(letters):
+        return None
+    return max(set(foreign), key=foreign.count).title()
 
 
 def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned: Sequence[str] = ()) -> list[EvidenceItem]:

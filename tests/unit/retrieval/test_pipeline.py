@@ -152,6 +152,15 @@ def test_validate_question_normalises():
     assert validate_question("  নৈমিত্তিক   ছুটি\nকত দিন? ") == "নৈমিত্তিক ছুটি কত দিন?"
 
 
+def test_a_question_in_another_script_is_refused_with_a_bangla_first_message():
+    with pytest.raises(InputError) as err:
+        validate_question("मुझे ओवरटाइम का पैसा नहीं मिला")
+    assert str(err.value).startswith("প্রশ্নটি দেবনাগরী লিপিতে লেখা") and "Devanagari" in str(err.value)
+    # Bangla with English loan words, romanised Bangla and a stray foreign word all pass
+    for q in ("overtime এর টাকা দেয় নাই", "casual leave koto din?", "ছুটি কত दिन পাব, overtime সহ?"):
+        assert validate_question(q) == q
+
+
 def test_missing_index_is_index_not_built(tmp_path):
     s = load_settings(index__uri=str(tmp_path / "none.db"))
     with pytest.raises(IndexNotBuiltError):
