@@ -63,6 +63,7 @@ __all__ = [
     "direct_answer",
     "amendment_changes",
     "closest_provisions",
+    "reading_order",
     "render_sentence",
     "check_opinion",
     "write_opinion",
@@ -72,6 +73,13 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _SIDE_ORDER = {Side.INTERPRETER: 0, Side.WORKER: 1, Side.EMPLOYER: 2}
+
+
+def reading_order(claims: Iterable[GatedClaim]) -> list[GatedClaim]:
+    """Claims in the order the opinion states them: the governing rule (Legal Interpreter) first,
+    then the worker's and the employer's claims, each by trust score (highest first), then id.
+    """
+    return sorted(claims, key=lambda c: (_SIDE_ORDER[c.side], -c.trust_score, c.claim_id))
 _BN = re.compile(r"[\u0980-\u09ff]")
 
 
@@ -518,9 +526,7 @@ def write_opinion(
     Returns:
         The :class:`Opinion`.
     """
-    accepted = sorted(
-        gate.accepted(), key=lambda c: (_SIDE_ORDER[c.side], -c.trust_score, c.claim_id)
-    )
+    accepted = reading_order(gate.accepted())
     rejected = [c for c in gate.claims if not c.accepted]
     framing = OpinionSentence(text=_framing(gate, version), claim_ids=[], citations=[])
     body: list[OpinionSentence] = []

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from labourcrew.gate.opinion_writer import reading_order
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import GatedClaim
 from labourcrew.statute.ids import citation_label_bn, rules_first
@@ -85,15 +86,17 @@ def _citation(node_id: str) -> str:
 
 def cited_passages(result: AskResult, graph: StatuteGraph | None = None, *,
                    claims: Iterable[GatedClaim] | None = None) -> list[Passage]:
-    """The units cited by ``claims`` (default: the released claims), in first-citation order, except
-    that a proviso or explanation follows its rule when both are cited (:func:`rules_first`).
+    """The units cited by ``claims`` (default: the released claims), in first-citation order over the
+    claims in the opinion's reading order (:func:`~labourcrew.gate.opinion_writer.reading_order`:
+    the governing rule first), except that a proviso or explanation follows its rule when both are
+    cited (:func:`rules_first`).
 
     Each passage is the full verbatim unit text from the run's Evidence Pack with every span the
     claims cite in it highlighted (located after Bangla-safe normalisation; the source characters
     are marked).
     """
     texts = {i.node_id: i.text for i in result.evidence_pack.items}
-    chosen = list(claims) if claims is not None else result.accepted()
+    chosen = reading_order(claims if claims is not None else result.accepted())
     spans: dict[str, list[str]] = {}
     who: dict[str, list[str]] = {}
     for c in chosen:

@@ -10,7 +10,7 @@ import pytest
 
 from labourcrew.errors import DataError, InputError
 from labourcrew.gate.crc import risk_curve
-from labourcrew.ledger.records import EvidenceItem, HopTraceEntry, TrustComponents
+from labourcrew.ledger.records import EvidenceItem, HopTraceEntry, Side, TrustComponents
 from labourcrew.statute.model import EdgeType, Level
 from labourcrew.viz.charts import (
     risk_curve_figure,
@@ -163,11 +163,30 @@ def test_cited_passages_show_a_rule_before_its_proviso(graph):
 
     rule, proviso = graph.units["2025:115"], graph.units["2025:115.proviso1"]
     ev = lambda u: SimpleNamespace(node_id=u.node_id, span=u.text[5:40])  # noqa: E731
-    claims = [SimpleNamespace(claim_id="e1", evidence=[ev(proviso)]), SimpleNamespace(claim_id="w1", evidence=[ev(rule)])]
+    claims = [SimpleNamespace(claim_id="e1", side=Side.EMPLOYER, trust_score=0.9, evidence=[ev(proviso)]),
+              SimpleNamespace(claim_id="w1", side=Side.WORKER, trust_score=0.5, evidence=[ev(rule)])]
     result = SimpleNamespace(evidence_pack=EvidencePack(items=[]))
     ordered = [p.node_id for p in cited_passages(result, graph, claims=claims)]
     assert ordered == ["2025:115", "2025:115.proviso1"]
     assert [p.node_id for p in cited_passages(result, None, claims=claims)] == ordered  # the label rule, no graph needed
+
+
+def test_cited_passages_follow_the_opinion_governing_rule_first(graph):
+    """The ledger lists parallel claims by node name (employer first); the passages, like the
+    opinion, start with the Legal Interpreter's governing rule."""
+    from types import SimpleNamespace
+
+    from labourcrew.gate.opinion_writer import reading_order
+    from labourcrew.ledger.records import EvidencePack
+    from labourcrew.viz.run_view import cited_passages
+
+    ev = lambda n: SimpleNamespace(node_id=n, span=graph.units[n].text[5:40])  # noqa: E731
+    claims = [SimpleNamespace(claim_id="e1", side=Side.EMPLOYER, trust_score=0.9, evidence=[ev("2025:26(2)(b)")]),
+              SimpleNamespace(claim_id="i1", side=Side.INTERPRETER, trust_score=0.6, evidence=[ev("2025:27(1)")]),
+              SimpleNamespace(claim_id="w1", side=Side.WORKER, trust_score=0.7, evidence=[ev("2025:27(2)(b)")])]
+    assert [c.claim_id for c in reading_order(claims)] == ["i1", "w1", "e1"]
+    result = SimpleNamespace(evidence_pack=EvidencePack(items=[]))
+    assert [p.node_id for p in cited_passages(result, graph, claims=claims)] == ["2025:27(1)", "2025:27(2)(b)", "2025:26(2)(b)"]
 
 
 def test_an_answer_from_a_text_not_in_force_is_flagged():
