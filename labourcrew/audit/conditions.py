@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.statute.ids import label_within
+from labourcrew.statute.model import EdgeType
 from labourcrew.statute.normalize import normalize
 
 __all__ = ["hands_over_conditions", "omitted_conditions"]
@@ -57,8 +58,7 @@ def omitted_conditions(graph: StatuteGraph, cited: Iterable[str]) -> list[str]:
     out: list[str] = []
     for n in nodes:
         unit = graph.units.get(n)
-        clauses = [c for c in unit.children if c not in unit.provisos] if unit is not None else []
-        if not clauses or not hands_over_conditions(unit.text):
+        if unit is None or not graph.neighbours(n, {EdgeType.CHILD}) or not hands_over_conditions(unit.text):
             continue
         if not any(m != n and label_within(m, n) for m in nodes):
             out.append(n)

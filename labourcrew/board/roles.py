@@ -594,7 +594,9 @@ def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph:
     verdict, direction = out.verdict, out.direction
     if report.verdict_cap is not None and _SEVERITY[report.verdict_cap] > _SEVERITY[verdict]:
         verdict, direction = report.verdict_cap, report.direction or direction
-    checks = {**out.checks, **{f"skeptic.{k}": v for k, v in report.checks.items()}}
+    # The board's own skeptic copy of a check is kept only where it adds something: the backend did
+    # not report that check, or reported another value (the offline auditor runs the same skeptic).
+    checks = {**out.checks, **{f"skeptic.{k}": v for k, v in report.checks.items() if out.checks.get(k) != v}}
     skeptic_notes = list(report.notes)
     omitted = omitted_conditions(graph, claim.cited_node_ids())
     checks["skeptic.sub_clause_conditions_cited"] = not omitted

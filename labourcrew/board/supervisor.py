@@ -87,14 +87,13 @@ __all__ = [
     "sides_conflict",
     "merge_requests",
     "failure_recorder",
-    "COUNSELS",
     "FALLBACKS",
 ]
 
 logger = logging.getLogger(__name__)
 
-def _missing(graph: StatuteGraph, seed: str, edges: set[EdgeType] | None, on_pack: set[str]) -> list[str]:
-    return [t for t in required_links(graph, seed, edges or LINK_EDGES) if not link_on_pack(t, on_pack)]
+def _missing(graph: StatuteGraph, seed: str, edges: Iterable[EdgeType], on_pack: set[str]) -> list[str]:
+    return [t for t in required_links(graph, seed, edges) if not link_on_pack(t, on_pack)]
 
 
 def actionable_requests(
@@ -108,7 +107,7 @@ def actionable_requests(
     out: list[RetrievalRequest] = []
     for req in requests:
         edges = {EdgeType(e) for e in req.edge_types if e in EdgeType._value2member_map_}
-        seeds = [s for s in req.seeds if _missing(graph, s, edges or None, on_pack)]
+        seeds = [s for s in req.seeds if _missing(graph, s, edges or LINK_EDGES, on_pack)]
         if seeds or req.queries:
             out.append(req.model_copy(update={"seeds": seeds}))
     return out
@@ -127,7 +126,7 @@ def evidence_gap(
     done = set(asked)
     seeds = [
         n for n in dict.fromkeys(n for c in claims for n in c.cited_node_ids())
-        if n not in done and _missing(graph, n, None, on_pack)
+        if n not in done and _missing(graph, n, LINK_EDGES, on_pack)
     ]
     if not seeds:
         return None
@@ -263,7 +262,7 @@ def _spotter_fallback(state: dict, ctx: BoardContext, exc: BaseException) -> dic
     return {
         "spotting": spotting,
         "section_ids": list(dict.fromkeys(v for v in resolved.values() if v)),
-        "premise_errors": premise_errors(spotting.section_labels, resolved, state["version"]),
+        "premise_errors": premise_errors(spotting.section_labels, resolved, state["version"], ctx.deps.graph),
     }
 
 

@@ -113,7 +113,7 @@ def _retrieve(
     direct = port.search(plan, version)
     pack = port.expand(direct, plan, version)
     resolved = {lb: resolve_label(graph, version, lb) for lb in spotting.section_labels}
-    return spotting, pack, premise_errors(spotting.section_labels, resolved, version)
+    return spotting, pack, premise_errors(spotting.section_labels, resolved, version, graph)
 
 
 def _coverage(spotting: IssueSpotting, claims: list[Claim], graph: StatuteGraph, version: str) -> float:

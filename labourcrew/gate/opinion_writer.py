@@ -74,13 +74,14 @@ logger = logging.getLogger(__name__)
 
 _SIDE_ORDER = {Side.INTERPRETER: 0, Side.WORKER: 1, Side.EMPLOYER: 2}
 
+_BN = re.compile(r"[\u0980-\u09ff]")
+
 
 def reading_order(claims: Iterable[GatedClaim]) -> list[GatedClaim]:
     """Claims in the order the opinion states them: the governing rule (Legal Interpreter) first,
     then the worker's and the employer's claims, each by trust score (highest first), then id.
     """
     return sorted(claims, key=lambda c: (_SIDE_ORDER[c.side], -c.trust_score, c.claim_id))
-_BN = re.compile(r"[\u0980-\u09ff]")
 
 
 def _citations(claim: GatedClaim) -> list[str]:

@@ -47,6 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from labourcrew.audit.citation_checker import check_claim
 from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, score_claim
+from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.audit import ClaimCheck
 from labourcrew.ledger.gate import (
     CalibrationRecord,
@@ -69,6 +70,7 @@ from labourcrew.ledger.records import (
 )
 from labourcrew.settings import TrustWeights
 from labourcrew.statute.ids import within_any
+from labourcrew.statute.model import EdgeType
 from labourcrew.statute.normalize import normalize
 
 __all__ = [
@@ -132,7 +134,7 @@ def primary_issue(spotting: object, section_ids: Sequence[str], question: str) -
 
 
 def premise_errors(
-    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: object | None = None
+    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: StatuteGraph | None = None
 ) -> list[str]:
     """Premise errors: sections the question names that the statute version does not have.
 
@@ -152,12 +154,12 @@ def premise_errors(
     from labourcrew.statute.normalize import to_bangla_digits
 
     out = []
-    units = getattr(graph, "units", None) or {}
+    units = graph.units if graph is not None else {}
     for label in named_labels:
         node = resolved.get(label)
         if node is not None:
-            if units and node != f"{version}:{label}":  # resolved to an ancestor: the sub-unit is not there
-                out.append(_missing_subunit(label, units[node], units))
+            if graph is not None and node != f"{version}:{label}":  # resolved to an ancestor: no such sub-unit
+                out.append(_missing_subunit(label, node, graph))
             continue
         cite = citation_label_bn(label)
         base = re.match(r"\d+[A-Z]*", label)
@@ -178,21 +180,20 @@ def premise_errors(
     return out
 
 
-def _missing_subunit(label: str, ancestor: object, units: Mapping[str, object]) -> str:
+def _missing_subunit(label: str, nearest: str, graph: StatuteGraph) -> str:
     """A named sub-unit that the version does not have, with the nearest unit that exists and its
-    sub-units ("27(9)": section 27 has sub-sections (1)-(7)).
+    sub-units ("27(9)": section 27 has sub-sections (1)-(4)).
     """
     from labourcrew.statute.ids import citation_label_bn
 
-    kids = [units[c].label for c in getattr(ancestor, "children", []) if c in units  # type: ignore[attr-defined]
-            and c not in getattr(ancestor, "provisos", [])]
-    shown = ", ".join(kids[:8]) + (", …" if len(kids) > 8 else "")
-    have_bn = f" (এতে আছে: {', '.join(citation_label_bn(k) for k in kids[:8])}{', …' if len(kids) > 8 else ''})" if kids else ""
-    have_en = f" (it has {shown})" if kids else ""
-    near = ancestor.label  # type: ignore[attr-defined]
+    unit = graph.units[nearest]
+    kids = [graph.units[t].label for _, t in graph.neighbours(nearest, {EdgeType.CHILD})]
+    more = ", …" if len(kids) > 8 else ""
+    have_bn = f" (এতে আছে: {', '.join(citation_label_bn(k) for k in kids[:8])}{more})" if kids else ""
+    have_en = f" (it has {', '.join(kids[:8])}{more})" if kids else ""
     return (f"প্রশ্নে উল্লিখিত {citation_label_bn(label)} আইনের এই পাঠে নেই; নিকটতম বিধান "
-            f"{citation_label_bn(near)}{have_bn} — {label} does not exist in the {ancestor.version} text; "  # type: ignore[attr-defined]
-            f"the nearest provision is section {near}{have_en}")
+            f"{citation_label_bn(unit.label)}{have_bn} — {label} does not exist in the {unit.version} text; "
+            f"the nearest provision is section {unit.label}{have_en}")
 
 
 def coverage(

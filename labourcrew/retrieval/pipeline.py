@@ -488,7 +488,8 @@ class Retriever:
 
     def retrieve_request(self, request: PlannerRequest, version: str | None = None,
                          question: str | None = None) -> EvidencePack:
-        """Run a re-entry request (the Supervisor's evidence gap or the Trust Auditor's request) (seeds, edge types, hop budget), clamped.
+        """Run a re-entry request -- seeds, edge types, hop budget -- clamped (the Supervisor's
+        evidence gap or the Trust Auditor's request).
 
         Seeds that do not exist in the version are dropped; the seeds themselves are on the pack.
 

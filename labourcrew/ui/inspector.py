@@ -140,8 +140,7 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
         f"- নিরীক্ষকের রায় (auditor verdict): **{claim.verdict.value if claim.verdict else 'not audited (NEI)'}**\n"
         f"- শ্রেণি (category): **{claim.category.value}** · দিক (direction): **{claim.direction.value if claim.direction else '—'}**\n"
         + (f"- নোট (notes): {html.escape(finding.notes)}\n" if finding and finding.notes else "")
-        + (f"- checks: {', '.join(f'{k}={v}' for k, v in _shown_checks(finding.checks).items())}\n"
-           if finding and finding.checks else "")
+        + (f"- checks: {', '.join(f'{k}={v}' for k, v in finding.checks.items())}\n" if finding and finding.checks else "")
     )
     st.markdown("**উদ্ধৃতি যাচাই (Citation Checker)**")
     st.dataframe([{"node": e.node_id, "verified": e.verified, "code": e.code, "span": e.span} for e in claim.evidence],
@@ -150,14 +149,6 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
         render_passage(p)
         link("pages/2_StatuteGraph.py", f"{p.citation} — গ্রাফে দেখুন (StatuteGraph)",
              {"node": p.node_id, "run": result.run_id, "claim": claim.claim_id})
-
-
-def _shown_checks(checks: dict[str, bool]) -> dict[str, bool]:
-    """The auditor's checks without the board's ``skeptic.`` copy of a check the backend already
-    reported with the same value (the offline auditor runs the same skeptic).
-    """
-    return {k: v for k, v in checks.items()
-            if not (k.startswith("skeptic.") and checks.get(k.removeprefix("skeptic.")) == v)}
 
 
 def render_run(result: AskResult, graph: StatuteGraph, settings: Settings | None) -> None:

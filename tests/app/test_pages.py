@@ -312,11 +312,3 @@ def test_evaluation_page_reads_the_harness_results(app_page):
     _no_problem(at)
     assert len(at.get("plotly_chart")) == 3 and at.dataframe
 
-
-def test_inspector_lists_each_check_once_unless_the_board_disagrees():
-    from labourcrew.ui.inspector import _shown_checks
-
-    checks = {"numbers_match": True, "skeptic.numbers_match": True, "skeptic.sub_clause_conditions_cited": False,
-              "modal_preserved": True, "skeptic.modal_preserved": False}
-    assert _shown_checks(checks) == {"numbers_match": True, "skeptic.sub_clause_conditions_cited": False,
-                                     "modal_preserved": True, "skeptic.modal_preserved": False}
