@@ -4,7 +4,11 @@
 an ``eval --export-claims`` run wrote (each with its content key, trust score and whether the gate
 released it) with labels keyed by the same content key, and reports:
 
-* ``trust_auc`` -- ROC AUC of the trust score against faithful (1) / unfaithful (0) labels;
+* ``trust_auc`` -- ROC AUC of the trust score against faithful (1) / unfaithful (0) labels. It
+  depends on the claim mix: a system that adds many low-scored unfaithful claims gains AUC without
+  answering better, hence also
+* ``top_claim_faithful`` -- among questions with a labelled candidate claim, the share whose
+  best-scored claim is faithful (``top_claim_faithful_gold``: faithful and citing a gold section);
 * ``faithful_gold_release`` -- among answerable questions, the share that released at least one
   claim labelled faithful whose cited unit lies in a gold section;
 * ``release_rate`` / ``selective_risk`` -- share of questions releasing anything, and among those
@@ -25,19 +29,26 @@ from pathlib import Path
 from typing import Any
 
 from labourcrew.eval.datasets import ANSWERABLE, load_dataset
+from labourcrew.gate.labels import Label, resolve_labels
 from labourcrew.statute.ids import section_of_label, split_node_id
 
 __all__ = ["measure", "load_labels_by_key"]
 
 
 def load_labels_by_key(path: Path) -> dict[str, str]:
-    """Content key -> label (``faithful``/``unfaithful``/``unsure``) of a label JSONL (``key`` field)."""
-    out: dict[str, str] = {}
+    """Content key -> label (``faithful``/``unfaithful``/``unsure``) of a label JSONL.
+
+    Rows carry the key as ``key`` (``data/eval/labels_report.jsonl``) or ``claim_id`` (a label store
+    export); several annotators of one key resolve by the one label policy,
+    :func:`~labourcrew.gate.labels.resolve_labels` (a disagreement counts as unfaithful).
+    """
+    rows = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            out[row.get("key") or row["claim_id"]] = row["label"]
-    return out
+            rows.append(Label(claim_id=row.get("key") or row["claim_id"], annotator=row.get("annotator") or "unknown",
+                              label=row["label"], created=row.get("created", "")))
+    return {key: res.label for key, res in resolve_labels(rows).items()}
 
 
 def _auc(pos: list[float], neg: list[float]) -> float:
@@ -67,8 +78,16 @@ def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: 
     pos = [c["trust_score"] for c in claims if labels.get(c["content_key"]) == "faithful"]
     neg = [c["trust_score"] for c in claims if labels.get(c["content_key"]) == "unfaithful"]
 
+    def cites_gold(c: dict[str, Any], i: str) -> bool:
+        gold_secs = {section_of_label(g) for g in items[i].gold_sections}
+        return any(section_of_label(split_node_id(e["node_id"])[1]) in gold_secs for e in c["citations"])
+
     def summary(ids: list[str]) -> dict[str, Any]:
         answerable = [i for i in ids if items[i].category in ANSWERABLE and items[i].gold_sections]
+        top = [max(cs, key=lambda c: c["trust_score"]) for cs in
+               ([c for c in by_item.get(i, []) if labels.get(c["content_key"]) in ("faithful", "unfaithful")] for i in ids)
+               if cs]
+        top_ok = [c for c in top if labels[c["content_key"]] == "faithful"]
         hit = 0
         releasing = unsafe = unlabelled = 0
         for i in ids:
@@ -79,18 +98,15 @@ def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: 
                     unsafe += 1
                 unlabelled += sum(c["content_key"] not in labels for c in released)
             if i in answerable:
-                gold_secs = {section_of_label(g) for g in items[i].gold_sections}
-                hit += any(
-                    labels.get(c["content_key"]) == "faithful"
-                    and any(section_of_label(split_node_id(e["node_id"])[1]) in gold_secs for e in c["citations"])
-                    for c in released
-                )
+                hit += any(labels.get(c["content_key"]) == "faithful" and cites_gold(c, i) for c in released)
         return {
             "questions": len(ids), "answerable": len(answerable),
             "faithful_gold_release": round(hit / len(answerable), 3) if answerable else None,
             "release_rate": round(releasing / len(ids), 3) if ids else None,
             "selective_risk": round(unsafe / releasing, 3) if releasing else None,
             "releasing": releasing, "unsafe_releasing": unsafe, "unlabelled_released": unlabelled,
+            "top_claim_faithful": round(len(top_ok) / len(top), 3) if top else None,
+            "top_claim_faithful_gold": round(sum(cites_gold(c, c["item_id"]) for c in top_ok) / len(top), 3) if top else None,
         }
 
     ids = sorted({c["item_id"] for c in claims} | set(by_item))

@@ -28,7 +28,7 @@ from labourcrew.statute.model import Level
 
 __all__ = ["FEATURES", "QuestionContext", "question_context", "featurize", "FEATURES_VERSION"]
 
-FEATURES_VERSION = "relevance-features-v2"
+FEATURES_VERSION = "relevance-features-v3"
 
 FEATURES = (
     "dense_cos", "dense_cos_gap", "dense_title_cos",
@@ -41,6 +41,13 @@ FEATURES = (
     "asks_definition", "unit_is_definition", "log_len", "n_children",
     "sec_cands", "sec_max_fused", "sec_max_cos", "sec_best_rank", "sec_max_idf_share",
 )
+# Each of these is also given relative to the question's other candidates (``{f}_gap``: value minus
+# the best candidate's, ``{f}_rank``: log1p of its rank among them), so a score learned across
+# questions can tell "the best of this list" from "high in absolute terms" (dense_cos has its gap above).
+RELATIVE = ("dense_cos", "dense_title_cos", "idf_share", "fused_rel", "section_idf_share", "title_share",
+            "concept_terms_in_unit")
+FEATURES = FEATURES + tuple(
+    name for f in RELATIVE for name in ((f"{f}_rank",) if f == "dense_cos" else (f"{f}_gap", f"{f}_rank")))
 
 _NUM = re.compile(r"[0-9০-৯]|দশ|বিশ|ত্রিশ|চল্লিশ|পঞ্চাশ|ষাট|সত্তর|আশি|নব্বই|শত|হাজার|সপ্তাহ|মাস|বৎসর|দিন|ঘণ্টা|ঘন্টা|টাকা")
 _ASK_NUM = re.compile(r"কত|কয়|কতো|কতদিন|কয়দিন|how (?:many|much|long)|\bkoto|\bkoy", re.I)
@@ -210,4 +217,19 @@ def featurize(
             out[rows, col["sec_max_cos"]] = np.nanmax(out[rows, col["dense_cos"]])
         out[rows, col["sec_best_rank"]] = np.nanmin(out[rows, col["rank_log"]])
         out[rows, col["sec_max_idf_share"]] = np.nanmax(out[rows, col["idf_share"]])
+    _relative(out, col)
     return out
+
+
+def _relative(out: np.ndarray, col: dict[str, int]) -> None:
+    """Fill the ``{f}_gap`` / ``{f}_rank`` columns of :data:`RELATIVE` in place (NaN stays NaN)."""
+    for f in RELATIVE:
+        v = out[:, col[f]]
+        if np.all(np.isnan(v)):  # e.g. no encoder: the dense features are missing for every candidate
+            continue
+        filled = np.nan_to_num(v, nan=-9.0)
+        rank = np.empty(len(v))
+        rank[np.argsort(-filled, kind="stable")] = np.arange(len(v))
+        out[:, col[f"{f}_rank"]] = np.log1p(rank)
+        if f"{f}_gap" in col:
+            out[:, col[f"{f}_gap"]] = filled - filled.max()

@@ -1,8 +1,9 @@
 """The learned relevance model: P(a unit governs the answer to a question), and its scorer.
 
-The artefact (``settings.relevance.model_path``, JSON) holds a LightGBM booster as text, the
-feature list, and the training record (data sha256, library versions, CV ROC AUC and nDCG@10). It
-is built by ``python -m labourcrew train relevance`` (:mod:`labourcrew.relevance.train`); nothing
+The artefact (``settings.relevance.model_path``, JSON) holds a LightGBM LambdaRank booster as text,
+the feature list, and the training record (data sha256, library versions, CV ROC AUC and nDCG@10, and
+the Platt map from the booster's scores to probabilities). It is built by
+``python -m labourcrew train relevance`` (:mod:`labourcrew.eval.train_relevance`); nothing
 trains at app start. :class:`RelevanceScorer` implements the retrieval facade's ``Reranker``
 protocol: it scores a question's candidates and writes ``relevance`` on each evidence item.
 """
@@ -54,12 +55,22 @@ class RelevanceModel:
         self.features: list[str] = payload["features"]
         self.sha256 = sha256
         self.booster = lgb.Booster(model_str=payload["model"])
+        platt = self.record.get("platt")
+        if not isinstance(platt, dict) or not {"a", "b"} <= platt.keys():
+            raise DataError("the relevance model has no probability map (record.platt); it is stale",
+                            help_message=f"Rebuild it: {TRAIN_HINT}")
+        self.platt = (float(platt["a"]), float(platt["b"]))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Probabilities in [0, 1], one per row of ``x`` (columns in :data:`FEATURES` order)."""
+        """P(governs) in [0, 1], one per row of ``x`` (columns in :data:`FEATURES` order).
+
+        The booster ranks (LambdaRank); ``sigmoid(a * raw + b)`` with the training record's Platt
+        map turns its scores into probabilities (:mod:`labourcrew.eval.train_relevance`).
+        """
         if len(x) == 0:
             return np.zeros(0)
-        return np.clip(self.booster.predict(x, num_threads=1), 0.0, 1.0)
+        a, b = self.platt
+        return 1.0 / (1.0 + np.exp(-(a * self.booster.predict(x, num_threads=1) + b)))
 
 
 @lru_cache(maxsize=4)
