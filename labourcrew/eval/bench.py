@@ -6,8 +6,9 @@ asserted -- wall-clock numbers depend on the machine and its load):
 1. **retrieval** (reusing :func:`labourcrew.eval.bench_retrieval.run_benchmark`): index build time
    into a temporary Milvus Lite file -- *cached* (embeddings from the committed cache) and *cold*
    (empty embedding cache; skipped with ``--no-cold``) -- and per-question latency p50/p95 and
-   recall of the **flat baseline** (``flat512``: 512-token windows, dense search) and of the full
-   pipeline (``hybrid_hop``) on the same questions;
+   recall on the reporting split of the **flat baseline** (``flat512``: 512-token windows, dense
+   search) and of the full pipeline (``rerank``: hybrid + Link Hopper + thesaurus + query adapter + learned rerank) on the
+   same questions, overall and for multi-hop and hypothetical questions;
 2. **board, offline backend**: the full configuration over the reporting split (``--board-items``
    of it), one item at a time: latency p50/p95, release statuses, and the quality targets
    (Gate-Verified Citation Precision, multi-hop Citation-Based Precision) from the same runs --
@@ -28,7 +29,12 @@ asserted -- wall-clock numbers depend on the machine and its load):
    StatuteGraph, the encoder, Milvus Lite, the board) and of it plus its child processes (none with
    the Milvus Lite versions that run in-process; a server subprocess would be counted), sampled
    every 0.2 s with psutil;
-5. **eval throughput** with 1 and 2 workers on the same (warm) items.
+5. **eval throughput** with 1 and 2 workers on the same (warm) items;
+6. **labelled claims**: the reporting split's exported claims and their measurement-only labels
+   (``data/eval/claims_report.jsonl`` / ``labels_report.jsonl``, :mod:`labourcrew.eval.labelled`)
+   under the calibration record's τ: trust-score ROC AUC, answerable questions released with a
+   faithful gold-section claim, the best-claim share -- reported only when every exported claim
+   names the running system (otherwise ``stale``: re-export and label).
 
 Ratios are given against the flat baseline measured in the same run.
 """
@@ -75,7 +81,12 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TARGETS: dict[str, tuple[str, float, str]] = {
-    "offline_board_p50_s": ("<=", 10.0, "offline board p50 latency per question (s)"),
+    "recall_at_10": (">=", 0.90, "Evidence Pack gold-section recall@10"),
+    "multi_hop_recall_at_10": (">=", 0.85, "recall@10, multi-hop questions"),
+    "hypothetical_recall_at_10": (">=", 0.85, "recall@10, hypothetical questions"),
+    "trust_auc": (">=", 0.90, "trust score ROC AUC vs labels"),
+    "faithful_gold_release": (">=", 0.60, "answerable released with a faithful gold claim"),
+    "offline_board_p50_s": ("<=", 1.0, "offline board p50 latency per question (s)"),
     "peak_rss_gb": ("<=", 3.0, "peak resident memory of the app process (GB)"),
     "gate_verified_citation_precision": (">=", 0.995, "Gate-Verified Citation Precision"),
     "multi_hop_citation_based_precision": (">=", 0.55, "multi-hop Citation-Based Precision (paper: 0.412)"),
@@ -156,6 +167,7 @@ def _retrieval_part(
         retriever=res.port(),
         items=load_dev([dataset]),
         configs=("flat512", "rerank"),
+        split="report",  # measurement only: the targets are stated on the reporting split
         limit=limit,
         cold=cold,
         build_times=True,
@@ -382,8 +394,37 @@ def _throughput_part(
     return out
 
 
+def _labelled_part(settings: Settings) -> dict[str, Any]:
+    """Trust AUC and calibrated release on the labelled reporting-split export (module docstring, 6)."""
+    from labourcrew.eval.labelled import REPORT_CLAIMS, REPORT_LABELS, load_claims, load_labels_by_key, measure
+    from labourcrew.gate.crc import load_calibration
+    from labourcrew.gate.system import system_of
+
+    if not (REPORT_CLAIMS.is_file() and REPORT_LABELS.is_file()):
+        return {"skipped": f"no {REPORT_CLAIMS} / {REPORT_LABELS}"}
+    claims = load_claims(REPORT_CLAIMS)
+    running = system_of(settings).model_dump(mode="json")
+    if not claims or any(c.get("system") != running for c in claims):
+        return {"stale": True, "skipped": f"{REPORT_CLAIMS} was exported from another system: re-export "
+                "(eval --config full --split report --export-claims) and label its new keys"}
+    tau = load_calibration(settings.gate.calibration_path, settings.gate.alpha, system=system_of(settings),
+                           delta=settings.gate.delta).tau
+    labels = load_labels_by_key(REPORT_LABELS)
+    out = measure(claims, labels, tau=tau)
+    return {"stale": False, "tau": tau if math.isfinite(tau) else "inf", "claims": out["claims"], "labelled": out["labelled"],
+            "trust_auc": out["trust_auc"], "calibrated": out["overall"]}
+
+
 def _targets(result: dict[str, Any]) -> list[dict[str, Any]]:
+    rerank = result.get("retrieval", {}).get("configs", {}).get("rerank", {})
+    cats = rerank.get("by_category", {})
+    labelled = result.get("labelled", {})
     measured = {
+        "recall_at_10": rerank.get("overall", {}).get("recall@10"),
+        "multi_hop_recall_at_10": cats.get("multi_hop", {}).get("recall@10"),
+        "hypothetical_recall_at_10": cats.get("hypothetical", {}).get("recall@10"),
+        "trust_auc": labelled.get("trust_auc"),
+        "faithful_gold_release": labelled.get("calibrated", {}).get("faithful_gold_release"),
         "offline_board_p50_s": result.get("board", {}).get("offline", {}).get("p50_s"),
         "peak_rss_gb": (result.get("memory", {}).get("peak_rss_total_mb") or math.nan) / 1024,
         "gate_verified_citation_precision": result.get("board", {})
@@ -475,7 +516,7 @@ def run_bench(
             res.port()
             if retrieval:
                 if progress:
-                    progress("retrieval: index build (cached" + (", cold" if cold else "") + "), flat512 vs hybrid_hop")
+                    progress("retrieval: index build (cached" + (", cold" if cold else "") + "), flat512 vs the full pipeline (rerank)")
                 result["retrieval"] = _retrieval_part(settings, res, dataset, cold, limit, progress)
             board, _ = _board_part(settings, res, _spread(report, board_items), workdir / "board", progress)
             result["board"] = {"offline": board}
@@ -484,6 +525,7 @@ def run_bench(
             result["llm_calls"] = _llm_calls_part(settings, res, _spread(report, llm_items))
             result["board"]["openai"] = _endpoint_part(settings, res, _spread(report, llm_limit), progress)
             result["throughput"] = _throughput_part(res, _spread(report, throughput_items), workdir / "tp", progress)
+            result["labelled"] = _labelled_part(settings)
         result["memory"] = {
             "peak_rss_self_mb": round(mem.peak_self / 2**20, 1),
             "peak_rss_total_mb": round(mem.peak_total / 2**20, 1),
@@ -497,7 +539,7 @@ def run_bench(
     ratios: dict[str, Any] = {}
     if "retrieval" in result:
         flat = result["retrieval"]["configs"]["flat512"]["overall"]
-        ratios["retrieval_hybrid_hop"] = result["retrieval"]["ratio_to_flat"]
+        ratios["retrieval_rerank"] = result["retrieval"]["ratio_to_flat"]
         ratios["board_p50_vs_flat_retrieval_p50"] = _ratio(
             result["board"]["offline"]["p50_s"] * 1000, flat.get("p50_ms")
         )
@@ -524,13 +566,13 @@ def format_bench(result: dict[str, Any]) -> str:
     r = result.get("retrieval")
     if r:
         lines.append(f"index build: {r.get('index_build')}")
-        for name in ("flat512", "hybrid_hop"):
+        for name in ("flat512", "rerank"):
             o = r["configs"][name]["overall"]
             lines.append(
                 f"retrieval {name:<11} R@5 {_f(o.get('recall@5'))}  R@10 {_f(o.get('recall@10'))}  "
                 f"MRR {_f(o.get('mrr'))}  p50 {_f(o.get('p50_ms'), 1)} ms  p95 {_f(o.get('p95_ms'), 1)} ms"
             )
-        lines.append("hybrid_hop / flat512: " + ", ".join(f"{k} {_f(v, 2)}" for k, v in r["ratio_to_flat"].items()))
+        lines.append("rerank / flat512: " + ", ".join(f"{k} {_f(v, 2)}" for k, v in r["ratio_to_flat"].items()))
     b = result["board"]["offline"]
     lines += [
         "",
@@ -554,6 +596,17 @@ def format_bench(result: dict[str, Any]) -> str:
         f"eval throughput ({t['n']} items): 1 worker {_f(t['workers_1']['items_per_s'], 2)} items/s, "
         f"2 workers {_f(t['workers_2']['items_per_s'], 2)} items/s (x{_f(t['speedup_2_vs_1'], 2)})"
     )
+    lab = result.get("labelled", {})
+    if "calibrated" in lab:
+        cal = lab["calibrated"]
+        lines.append(
+            f"labelled reporting-split claims ({lab['labelled']}/{lab['claims']}): trust ROC AUC {_f(lab['trust_auc'])}; "
+            f"at τ {lab['tau']}: {cal['releasing']} of {cal['questions']} questions release, {cal['unsafe_releasing']} "
+            f"with an unfaithful claim; faithful gold release {_f(cal['faithful_gold_release'])}; "
+            f"best claim faithful {_f(cal['top_claim_faithful'])}"
+        )
+    elif lab:
+        lines.append(f"labelled claims: {lab.get('skipped')}")
     if result.get("ratios_to_flat"):
         lines.append(f"ratios to the flat baseline: {result['ratios_to_flat']}")
     lines += ["", f"{'target':<48}{'goal':>12}{'measured':>12}  met"]

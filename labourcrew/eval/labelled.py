@@ -32,7 +32,16 @@ from labourcrew.eval.datasets import ANSWERABLE, load_dataset
 from labourcrew.gate.labels import Label, resolve_labels
 from labourcrew.statute.ids import section_of_label, split_node_id
 
-__all__ = ["measure", "load_labels_by_key"]
+__all__ = ["measure", "load_labels_by_key", "load_claims", "REPORT_CLAIMS", "REPORT_LABELS"]
+
+# The reporting split's exported claims and their measurement-only labels (data/eval/README.md).
+REPORT_CLAIMS = Path("data/eval/claims_report.jsonl")
+REPORT_LABELS = Path("data/eval/labels_report.jsonl")
+
+
+def load_claims(path: Path) -> list[dict[str, Any]]:
+    """The claims an ``eval --export-claims`` run wrote (one JSON object per line)."""
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def load_labels_by_key(path: Path) -> dict[str, str]:
@@ -121,7 +130,7 @@ def measure(claims: list[dict[str, Any]], labels: dict[str, str], dataset_path: 
 def main(argv: list[str] | None = None) -> int:
     """CLI: ``CLAIMS LABELS [TAU]``; prints JSON."""
     args = argv if argv is not None else sys.argv[1:]
-    claims = [json.loads(line) for line in Path(args[0]).read_text(encoding="utf-8").splitlines() if line.strip()]
+    claims = load_claims(Path(args[0]))
     labels = load_labels_by_key(Path(args[1]))
     tau = float(args[2]) if len(args) > 2 else None
     print(json.dumps(measure(claims, labels, tau=tau), ensure_ascii=False, indent=1))

@@ -43,3 +43,18 @@ def test_top_claim_metric_is_not_inflated_by_easy_negatives():
     assert before["trust_auc"] == 0.0 and after["trust_auc"] > 0.9  # AUC rewards the extra easy negatives
     assert before["overall"]["top_claim_faithful"] == after["overall"]["top_claim_faithful"] == 0.0
     assert measure(claims, {"good": "faithful", "bad": "faithful"})["overall"]["top_claim_faithful_gold"] == 1.0
+
+
+def test_bench_reports_the_committed_labelled_export_only_for_the_system_that_made_it():
+    from labourcrew.eval.bench import _labelled_part
+    from labourcrew.eval.labelled import REPORT_CLAIMS, REPORT_LABELS, load_claims
+    from labourcrew.settings import load_settings
+
+    settings = load_settings()
+    part = _labelled_part(settings)
+    assert part["stale"] is False, part  # the committed export is this system's (re-export after a change)
+    direct = measure(load_claims(REPORT_CLAIMS), load_labels_by_key(REPORT_LABELS), tau=float(part["tau"]))
+    assert part["trust_auc"] == direct["trust_auc"] and part["calibrated"] == direct["overall"]
+    assert part["labelled"] == part["claims"]  # every exported claim is labelled
+    other = settings.model_copy(update={"offline": settings.offline.model_copy(update={"relevance_floor": 0.5})})
+    assert _labelled_part(other)["stale"] is True
