@@ -7,8 +7,8 @@ asserted -- wall-clock numbers depend on the machine and its load):
    into a temporary Milvus Lite file -- *cached* (embeddings from the committed cache) and *cold*
    (empty embedding cache; skipped with ``--no-cold``) -- and per-question latency p50/p95 and
    recall on the reporting split of the **flat baseline** (``flat512``: 512-token windows, dense
-   search) and of the full pipeline (``rerank``: hybrid + Link Hopper + thesaurus + query adapter + learned rerank) on the
-   same questions, overall and for multi-hop and hypothetical questions;
+   search) and of the full pipeline (``rerank``: hybrid + Link Hopper + thesaurus + query adapter
+   + learned rerank) on the same questions, overall and for multi-hop and hypothetical questions;
 2. **board, offline backend**: the full configuration over the reporting split (``--board-items``
    of it), one item at a time: latency p50/p95, release statuses, and the quality targets
    (Gate-Verified Citation Precision, multi-hop Citation-Based Precision) from the same runs --
@@ -396,23 +396,25 @@ def _throughput_part(
 
 def _labelled_part(settings: Settings) -> dict[str, Any]:
     """Trust AUC and calibrated release on the labelled reporting-split export (module docstring, 6)."""
+    from labourcrew.errors import DataError
     from labourcrew.eval.labelled import REPORT_CLAIMS, REPORT_LABELS, load_claims, load_labels_by_key, measure
-    from labourcrew.gate.crc import load_calibration
-    from labourcrew.gate.system import system_of
+    from labourcrew.gate.recalibration import claims_system, load_calibration_set
+    from labourcrew.gate.system import calibration_for, differences, system_of
 
     if not (REPORT_CLAIMS.is_file() and REPORT_LABELS.is_file()):
         return {"skipped": f"no {REPORT_CLAIMS} / {REPORT_LABELS}"}
-    claims = load_claims(REPORT_CLAIMS)
-    running = system_of(settings).model_dump(mode="json")
-    if not claims or any(c.get("system") != running for c in claims):
-        return {"stale": True, "skipped": f"{REPORT_CLAIMS} was exported from another system: re-export "
-                "(eval --config full --split report --export-claims) and label its new keys"}
-    tau = load_calibration(settings.gate.calibration_path, settings.gate.alpha, system=system_of(settings),
-                           delta=settings.gate.delta).tau
-    labels = load_labels_by_key(REPORT_LABELS)
-    out = measure(claims, labels, tau=tau)
-    return {"stale": False, "tau": tau if math.isfinite(tau) else "inf", "claims": out["claims"], "labelled": out["labelled"],
-            "trust_auc": out["trust_auc"], "calibrated": out["overall"]}
+    try:  # the same "which system made these claims" rule as calibration
+        made_by = claims_system(load_calibration_set(REPORT_CLAIMS))
+        why = ["the claims do not name their system"] if made_by is None else differences(made_by, system_of(settings))[1]
+    except DataError as exc:  # claims of several systems
+        why = [str(exc)]
+    if why:
+        return {"stale": True, "skipped": f"{REPORT_CLAIMS.name} was exported from another system ({'; '.join(why)}): "
+                "re-export (eval --config full --split report --export-claims) and label its new keys"}
+    tau = calibration_for(settings).tau
+    out = measure(load_claims(REPORT_CLAIMS), load_labels_by_key(REPORT_LABELS), tau=tau)
+    return {"stale": False, "tau": tau if math.isfinite(tau) else "inf", "claims": out["claims"],
+            "labelled": out["labelled"], "trust_auc": out["trust_auc"], "calibrated": out["overall"]}
 
 
 def _targets(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -516,7 +518,8 @@ def run_bench(
             res.port()
             if retrieval:
                 if progress:
-                    progress("retrieval: index build (cached" + (", cold" if cold else "") + "), flat512 vs the full pipeline (rerank)")
+                    progress("retrieval: index build (cached" + (", cold" if cold else "")
+                             + "), flat512 vs the full pipeline (rerank)")
                 result["retrieval"] = _retrieval_part(settings, res, dataset, cold, limit, progress)
             board, _ = _board_part(settings, res, _spread(report, board_items), workdir / "board", progress)
             result["board"] = {"offline": board}

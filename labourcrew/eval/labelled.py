@@ -30,13 +30,14 @@ from typing import Any
 
 from labourcrew.eval.datasets import ANSWERABLE, load_dataset
 from labourcrew.gate.labels import Label, resolve_labels
+from labourcrew.settings import REPO_ROOT
 from labourcrew.statute.ids import section_of_label, split_node_id
 
 __all__ = ["measure", "load_labels_by_key", "load_claims", "REPORT_CLAIMS", "REPORT_LABELS"]
 
 # The reporting split's exported claims and their measurement-only labels (data/eval/README.md).
-REPORT_CLAIMS = Path("data/eval/claims_report.jsonl")
-REPORT_LABELS = Path("data/eval/labels_report.jsonl")
+REPORT_CLAIMS = REPO_ROOT / "data" / "eval" / "claims_report.jsonl"
+REPORT_LABELS = REPO_ROOT / "data" / "eval" / "labels_report.jsonl"
 
 
 def load_claims(path: Path) -> list[dict[str, Any]]:

@@ -39,7 +39,7 @@ from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidenceItem
 from labourcrew.relevance.dataset import TRAIN_DIR, TrainItem, load_train
 from labourcrew.relevance.features import FEATURES, FEATURES_VERSION
-from labourcrew.relevance.model import RelevanceScorer
+from labourcrew.relevance.model import RelevanceScorer, platt_probability
 from labourcrew.retrieval.issue_spotter import spot_issues
 from labourcrew.retrieval.pipeline import Retriever, validate_question
 from labourcrew.settings import Settings
@@ -170,7 +170,7 @@ def train(settings: Settings, retriever: Retriever, scorer_factory, *, folds: in
         **stats, "features_version": FEATURES_VERSION, "params": PARAMS, "rounds": N_ROUNDS,
         "cv_folds": folds, "cv_roc_auc": round(float(roc_auc_score(y, oof)), 4),
         "platt": {"a": round(a, 6), "b": round(b, 6)},
-        "cv_brier": round(float(np.mean((1 / (1 + np.exp(-(a * oof + b))) - y) ** 2)), 5),
+        "cv_brier": round(float(np.mean((platt_probability(oof, a, b) - y) ** 2)), 5),
         "cv_ndcg_at_10": round(_ndcg10(y, oof, groups), 4),
         "baseline_cv_roc_auc_fused_score": round(float(roc_auc_score(y, np.nan_to_num(x[:, FEATURES.index("fused_rel")]))), 4),
         "rerank_depth": depth, "encoder": getattr(scorer.encoder, "name", None),

@@ -25,7 +25,7 @@ from pathlib import Path
 from labourcrew.ledger.gate import CalibrationRecord, SystemFingerprint
 from labourcrew.settings import Settings
 
-__all__ = ["SCORING_GROUPS", "system_of", "file_sha256", "mismatch", "calibration_for"]
+__all__ = ["SCORING_GROUPS", "system_of", "file_sha256", "differences", "mismatch", "calibration_for"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,11 +59,8 @@ def system_of(settings: Settings) -> SystemFingerprint:
     )
 
 
-def mismatch(recorded: SystemFingerprint | None, running: SystemFingerprint) -> tuple[str, str] | None:
-    """What differs between the record's system and the running one, as ``(bn, en)``; None if equal."""
-    if recorded is None:
-        return ("ক্যালিব্রেশন রেকর্ডে লেখা নেই এটি কোন সিস্টেমের জন্য; τ এই সিস্টেমের জন্য যাচাই করা নয়",
-                "the calibration record does not say which system it was fitted for")
+def differences(recorded: SystemFingerprint, running: SystemFingerprint) -> tuple[list[str], list[str]]:
+    """What differs between two systems, as ``(bn parts, en parts)``; both empty when they are equal."""
     parts_bn: list[str] = []
     parts_en: list[str] = []
     if recorded.backend != running.backend:
@@ -79,6 +76,15 @@ def mismatch(recorded: SystemFingerprint | None, running: SystemFingerprint) -> 
         parts_bn.append("প্রাসঙ্গিকতা মডেল বদলেছে")
         parts_en.append(f"relevance model {str(recorded.relevance_model_sha256)[:8]} != "
                         f"{str(running.relevance_model_sha256)[:8]}")
+    return parts_bn, parts_en
+
+
+def mismatch(recorded: SystemFingerprint | None, running: SystemFingerprint) -> tuple[str, str] | None:
+    """What differs between the record's system and the running one, as ``(bn, en)``; None if equal."""
+    if recorded is None:
+        return ("ক্যালিব্রেশন রেকর্ডে লেখা নেই এটি কোন সিস্টেমের জন্য; τ এই সিস্টেমের জন্য যাচাই করা নয়",
+                "the calibration record does not say which system it was fitted for")
+    parts_bn, parts_en = differences(recorded, running)
     if not parts_en:
         return None
     return ("ক্যালিব্রেশন রেকর্ডটি অন্য সিস্টেমের জন্য (" + "; ".join(parts_bn) + ")",

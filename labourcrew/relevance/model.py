@@ -27,7 +27,7 @@ from labourcrew.relevance.features import FEATURES, FEATURES_VERSION, featurize,
 from labourcrew.retrieval.query_adapter import QueryAdapter
 from labourcrew.retrieval.thesaurus import Thesaurus
 
-__all__ = ["RelevanceModel", "RelevanceScorer", "load_model", "artefact_sha256", "TRAIN_HINT"]
+__all__ = ["RelevanceModel", "RelevanceScorer", "load_model", "artefact_sha256", "platt_probability", "TRAIN_HINT"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,11 @@ def artefact_sha256(path: str | Path) -> str | None:
     """sha256 of the artefact file's bytes (None when it does not exist)."""
     p = Path(path)
     return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+
+
+def platt_probability(raw: np.ndarray, a: float, b: float) -> np.ndarray:
+    """P(governs) = ``sigmoid(a * raw + b)`` of ranking scores (the training record's Platt map)."""
+    return 1.0 / (1.0 + np.exp(-(a * np.asarray(raw, dtype=np.float64) + b)))
 
 
 class RelevanceModel:
@@ -69,8 +74,7 @@ class RelevanceModel:
         """
         if len(x) == 0:
             return np.zeros(0)
-        a, b = self.platt
-        return 1.0 / (1.0 + np.exp(-(a * self.booster.predict(x, num_threads=1) + b)))
+        return platt_probability(self.booster.predict(x, num_threads=1), *self.platt)
 
 
 @lru_cache(maxsize=4)
