@@ -487,6 +487,10 @@ class OfflineTuning(BaseModel):
     min_span_chars: int = Field(default=16, ge=8, description="Shortest span offered as a claim (normalised characters).")
     max_worker_claims: int = Field(default=3, ge=0, description="Worker Counsel claims per opening round.")
     max_employer_claims: int = Field(default=2, ge=0, description="Employer Counsel claims per opening round.")
+    max_qualifiers: int = Field(
+        default=2, ge=0,
+        description="Provisos or explanations quoted with a rule they qualify (on the pack, above the quoting floor).",
+    )
     w_relevance_unit: float = Field(default=0.55, ge=0.0, description="Weight of the unit's relevance in a span's score.")
     w_relevance_span: float = Field(default=0.30, ge=0.0, description="Weight of the span's own relevance.")
     # The retriever's provenance (fused dense+lexical+exact rank) is the best single relevance signal

@@ -134,21 +134,18 @@ def strip_section_refs(text: str) -> str:
     The numbers in a citation are not numbers of the rule, so the numeric checks ignore them.
     """
     from labourcrew.retrieval.exact import (
-        find_section_refs,  # the one parser of section refs
+        section_ref_spans,  # the one parser of section refs; every occurrence, repeats included
     )
 
     t = _nfc(text)
-    refs = find_section_refs(t)
-    if not refs:
+    spans = section_ref_spans(t)
+    if not spans:
         return t
     out: list[str] = []
     pos = 0
-    for ref in sorted(refs, key=lambda r: r.start):
-        idx = t.find(ref.surface, max(pos, ref.start))
-        if idx < 0:
-            continue
-        out.append(t[pos:idx])
-        pos = idx + len(ref.surface)
+    for start, end in spans:
+        out.append(t[pos:start])
+        pos = max(pos, end)
     out.append(t[pos:])
     # Leftover "ধারা"/"section" words and empty brackets carry no numbers.
     return re.sub(r"\(\s*\)", " ", "".join(out))

@@ -21,6 +21,17 @@ Roles (paper §3.3-§3.5):
   the Supervisor's evidence-gap check (:func:`labourcrew.board.supervisor.evidence_gap`) already
   fetches a cited unit's provisos and cross-references before the audits.
 
+Every quote of a rule carries what qualifies it (issue 10, item 4b): the
+provisos and explanations of the quoted unit and of its ancestors that are on the Evidence Pack and
+that the learned model rates at least the quoting floor (the best-rated
+:attr:`OfflineTuning.max_qualifiers`, in the Act's order: ``ধারা ১০২(২) … তবে শর্ত থাকে যে, … ষাট
+ঘণ্টার অধিক হইবে না``); a clause keeps its parent's lead-in; a sentence that points back (``তবে এইরূপ
+ক্ষেত্রে …``) is never quoted without the sentence it points to (:func:`clause_spans`). A lead-in is *not*
+completed with a sub-unit of the model's choosing: its sub-units are alternatives (117(1)'s rates per
+kind of establishment), and the model tells them apart too poorly -- it completed the factory-rate
+question with the newspaper rate -- so a lead-in stays incomplete (and the conditions check audits a
+conditional one NEI) rather than specific and wrong.
+
 Relevance (the **relevance floor**). The question's content words (after :func:`normalize`, its
 function words and section references removed) are weighted by IDF over the units of the statute
 version; words the Act never uses weigh as much as its rarest word. The Issue Spotter's concepts
@@ -111,6 +122,14 @@ _MARKER = re.compile(
     rf"^\s*\[?\s*(?:\(\s*(?:[০-৯0-9]+\s*-?\s*[{BN_CONSONANTS}A-Za-z]?|[{BN_CONSONANTS}]{{1,3}}|[a-z]{{1,3}})\s*\)\s*)+"
 )
 _SENT = re.compile(r"[৷।]")
+# A sentence or clause that opens by pointing back ("তবে এইরূপ ক্ষেত্রে …", "এবং উক্তরূপ …", "সে
+# ক্ষেত্রে …") cannot stand alone: quoted without what it points to it misstates the rule (labelling
+# protocol: a detached second sentence is unfaithful), so it stays joined to the piece before it.
+_BACK_REFERENCE = re.compile(
+    r"^(?:(?:তবে|এবং|অথবা|কিন্তু)\s*,?\s*)?"
+    r"(?:এইরূপ|এরূপ|উক্তরূপ|উক্ত|ঐরূপ|ঐ|সেইরূপ|সেই|সে|এক্ষেত্রে|উহা|উহাতে|ইহা|তাহাতেও|তাহা|অনুরূপ)"
+    r"(?![\u0980-\u09ff])"
+)
 _CLAUSE = re.compile(r";")
 _TRIM = " \t\n,;:ঃ-–—[]"
 _UNIT_LEVELS = {Level.SUBSECTION, Level.CLAUSE, Level.ITEM, Level.PROVISO, Level.EXPLANATION,
@@ -154,7 +173,9 @@ def clause_spans(text: str, min_chars: int = 16) -> list[str]:
 
     The leading label (``(১)``, ``(ক)``, ``[``) is dropped; the text is cut at the dari into
     sentences and a sentence at ``;`` into clauses -- unless the sentence carries an exception cue,
-    which then stays whole so no carve-out is separated from its rule.
+    which then stays whole so no carve-out is separated from its rule. A piece that opens with a
+    back-reference (``তবে এইরূপ ক্ষেত্রে``, ``এবং উক্তরূপ``, ``সে ক্ষেত্রে``) is joined to the piece
+    before it, so no quote begins by pointing at text it leaves out.
 
     Returns:
         Substrings of ``text`` (in order, whitespace-trimmed) with at least ``min_chars``
@@ -169,6 +190,7 @@ def clause_spans(text: str, min_chars: int = 16) -> list[str]:
         pieces.append((pos, sm.start()))
         pos = sm.end()
     pieces.append((pos, len(text)))
+    pieces_out: list[tuple[int, int]] = []
     for a, z in pieces:
         sentence = text[a:z]
         parts = [(a, z)]
@@ -179,11 +201,29 @@ def clause_spans(text: str, min_chars: int = 16) -> list[str]:
                 parts.append((p, cm.start()))
                 p = cm.end()
             parts.append((p, z))
-        for pa, pz in parts:
-            piece = text[pa:pz].strip(_TRIM)
-            if len(normalize(piece)) >= min_chars and piece in text:
-                out.append(piece)
+        pieces_out.extend(parts)
+    joined: list[tuple[int, int]] = []
+    for pa, pz in pieces_out:
+        if joined and _BACK_REFERENCE.match(normalize(text[pa:pz].strip(_TRIM))):
+            joined[-1] = (joined[-1][0], pz)
+        else:
+            joined.append((pa, pz))
+    for pa, pz in joined:
+        piece = text[pa:pz].strip(_TRIM)
+        if len(normalize(piece)) >= min_chars and piece in text:
+            out.append(piece)
     return out
+
+
+def _ends_with_lead_in(text: str) -> bool:
+    """Whether a unit's text hands over to its sub-units (ends with ``-``, ``ঃ``, ``:`` or a dash)."""
+    return text.rstrip(" ]").endswith(("-", "ঃ", ":", "—", "–"))
+
+
+def _whole_quote(text: str) -> str:
+    """The whole unit text as one verbatim quote: label marker and closing punctuation dropped."""
+    m = _MARKER.match(text)
+    return text[m.end() if m else 0:].strip(_TRIM + "৷। ")
 
 
 _FRAMES = {
@@ -461,9 +501,41 @@ class OfflineBackend:
         if not spans:
             return None
         lead = spans[-1]
-        if not parent_text.rstrip(" ]").endswith(("-", "ঃ", ":", "—", "–")):
+        if not _ends_with_lead_in(parent_text):
             return None
         return unit.parent, lead
+
+    def _qualifiers(self, node_id: str, items: dict[str, EvidenceItem]) -> list[tuple[str, str]]:
+        """The provisos and explanations that qualify a quoted rule, as ``(node_id, quote)``.
+
+        Those of the unit and of its ancestors (nearest first) that are on the Evidence Pack and,
+        when the learned model ran, that it rates at least the quoting floor (paper §3.4, issue 10:
+        a rule is quoted with its qualifying provisos; the labelling protocol counts a rule quoted
+        without the proviso that decides the asked case as unfaithful). The
+        :attr:`OfflineTuning.max_qualifiers` best-rated ones, in the Act's order; none for a quoted
+        proviso.
+        """
+        unit = self.graph.units.get(node_id)
+        if unit is None or unit.level in (Level.PROVISO, Level.EXPLANATION) or self.tuning.max_qualifiers == 0:
+            return []
+        found: list[tuple[int, str]] = []
+        depth, cur = 0, unit
+        while cur is not None and cur.level != Level.SECTION:
+            for p in cur.provisos:
+                item = items.get(p)
+                if item is None or (item.relevance is not None and item.relevance < self.tuning.relevance_floor):
+                    continue
+                found.append((depth, p))
+            cur = self.graph.units.get(cur.parent) if cur.parent else None
+            depth += 1
+        ranked = sorted(found, key=lambda dp: (-(items[dp[1]].relevance or 0.0), dp[0], dp[1]))
+        chosen = sorted((p for _, p in ranked[: self.tuning.max_qualifiers]), key=lambda p: self.graph.units[p].order)
+        out = []
+        for p in chosen:  # in the Act's order, so one rule and its provisos always read (and key) the same
+            quote = _whole_quote(items[p].text)
+            if len(normalize(quote)) >= self.tuning.min_span_chars:
+                out.append((p, quote))
+        return out
 
     def _proposed(self, side: Side, span: Span, items: dict[str, EvidenceItem], challenge_to: str | None = None) -> ProposedClaim:
         quotes = [span.text]
@@ -473,6 +545,10 @@ class OfflineBackend:
         if lead is not None:
             quotes.insert(0, lead[1])
             citations.insert(0, ProposedCitation(node_id=lead[0], span=lead[1]))
+        for node, quote in self._qualifiers(span.node_id, items):
+            quotes.append(quote)
+            citations.append(ProposedCitation(node_id=node, span=quote))
+            labels.append(self._label(node))
         # Self-reported confidence = the span's selection score without the side's cue bonus,
         # rescaled to [0, 1]: how relevant (lexically and by retrieval rank) the quote is.
         t = self.tuning

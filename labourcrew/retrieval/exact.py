@@ -111,7 +111,27 @@ def find_section_refs(question: str) -> list[SectionRef]:
     Returns:
         :class:`SectionRef` items; the same label appears once (first occurrence).
     """
-    text = _nfc(question or "")
+    out: list[SectionRef] = []
+    seen: set[str] = set()
+    for s, _e, surface, label in _ref_matches(_nfc(question or "")):
+        if label not in seen:
+            seen.add(label)
+            out.append(SectionRef(surface=surface, label=label, start=s))
+    return out
+
+
+def section_ref_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of *every* section reference in NFC ``text``, repeats included.
+
+    Returns:
+        Character offsets in text order: the matches :func:`find_section_refs` reads its
+        references from (it keeps the first of each label). The skeptic strips them all.
+    """
+    return [(s, e) for s, e, _surface, _label in _ref_matches(_nfc(text or ""))]
+
+
+def _ref_matches(text: str) -> list[tuple[int, int, str, str]]:
+    """All reference matches of NFC ``text`` as ``(start, end, surface, label)``, sorted."""
     found: list[tuple[int, int, str, str]] = []  # (start, end, surface, label)
     taken: list[tuple[int, int]] = []
 
@@ -142,13 +162,7 @@ def find_section_refs(question: str) -> list[SectionRef]:
         add(m.start(1), m.end(1), m.group(1), _label(m.group(1)))
         taken.append(m.span(1))
     found.sort()
-    out: list[SectionRef] = []
-    seen: set[str] = set()
-    for s, _e, surface, label in found:
-        if label not in seen:
-            seen.add(label)
-            out.append(SectionRef(surface=surface, label=label, start=s))
-    return out
+    return found
 
 
 def section_labels(question: str) -> list[str]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from labourcrew.gate.opinion_writer import reading_order
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord, GatedClaim
 from labourcrew.settings import Settings
@@ -124,7 +125,8 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
         st.success("প্রকাশিত: সব উদ্ধৃতি যাচাইকৃত এবং স্কোর ≥ τ" if result.gate_mode == "calibrated"
                    else "প্রকাশিত: সব উদ্ধৃতি যাচাইকৃত এবং নিরীক্ষকের রায় SUPPORT")
     else:
-        st.error(f"প্রকাশিত নয় (rejected): {claim.rejection_reason}")
+        # Not released is an outcome of the gate, not a failure of the page: a warning, not an error.
+        st.warning(f"প্রকাশিত নয় (rejected): {claim.rejection_reason}")
     c1, c2 = st.columns(2)
     with c1:
         chart(trust_components_figure(claim.trust_components), key=f"ri_comp_{claim.claim_id}")
@@ -167,7 +169,10 @@ def render_run(result: AskResult, graph: StatuteGraph, settings: Settings | None
         if result.claims:
             ids = [c.claim_id for c in result.claims]
             labels = {c.claim_id: _claim_label(c) for c in result.claims}
-            chosen = st.selectbox("দাবি বেছে নিন (claim)", ids, format_func=labels.get, key="ri_claim")
+            # Open on the claim the opinion states first (its reading order; released claims first).
+            lead = reading_order([c for c in result.claims if c.accepted] or result.claims)[0]
+            chosen = st.selectbox("দাবি বেছে নিন (claim)", ids, index=ids.index(lead.claim_id),
+                                  format_func=labels.get, key="ri_claim")
             claim = next(c for c in result.claims if c.claim_id == chosen)
             _why(result, claim, graph, calibration_for(settings, result.tau))
     with tabs[1]:

@@ -105,6 +105,9 @@ def test_run_inspector_explains_each_claim(app_page, app_env):
     # a rejected claim gets its reason
     result = load_run(run.run_id, runs_dir=app_env.runs)
     assert {c.side.value for c in result.claims} >= {"worker", "interpreter"}
+    # it opens on the claim the opinion states first (one reading order for both)
+    from labourcrew.gate.opinion_writer import reading_order
+    assert at.selectbox(key="ri_claim").value == reading_order([c for c in result.claims if c.accepted])[0].claim_id
     # the Hop Trace tab says why retrieval ran again (or that it did not)
     reentry = [m.value for m in at.markdown if "retrieval re-entries" in m.value]
     assert reentry and f"{result.rounds - 1} ·" in reentry[0]
@@ -149,8 +152,11 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
     at.text_input(key="ann_name").input("karim").run()
     for _ in range(2):
         at.button(key="lc-key-1").click().run()  # agrees: the calibration below has a faithful question
-    # karim's queue starts with claims nobody labelled; he also labels one of rahim's
-    store.add(rows[0].claim_id, "karim", "faithful", run_id=rows[0].run_id)
+    # karim's queue starts with claims nobody labelled; he also labels one of rahim's he has not seen
+    karim_seen = {r.claim_id for r in store.list(annotator="karim")}
+    shared = next(r for r in rows if r.claim_id not in karim_seen)
+    store.add(shared.claim_id, "karim", "faithful", run_id=shared.run_id)
+    assert len(karim_seen) == 2 and len(store.list()) == 5
     at.run()
     _no_problem(at)
     kappa = next(d.value for d in at.dataframe if "κ [95% CI]" in d.value.columns)
@@ -159,7 +165,7 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
 
     at = app_page("pages/4_Calibration.py").run()
     _no_problem(at)
-    assert any("লেবেল 5টি" in c.value for c in at.caption)
+    assert any("লেবেল 5টি" in c.value for c in at.caption), [c.value[:300] for c in at.caption]
     assert any(store.labels_sha256()[:16] in c.value for c in at.caption)
     assert any(m.label.startswith("α (সেটিংস") for m in at.metric)  # the settings' α beside the record's
     assert any("lc-guarantee" in m.value for m in at.markdown)

@@ -178,3 +178,87 @@ def test_the_supervisor_not_the_auditor_asks_for_the_provisos_of_a_cited_rule(gr
     pack = EvidencePack(items=[EvidenceItem(node_id=node, section=unit.section, level=unit.level, text=unit.text, channels=["dense"], score=1.0, provenance=1.0)])
     gap = evidence_gap([claim], pack, graph)
     assert gap is not None and gap.seeds == [node] and "proviso" in gap.edge_types
+
+
+# ---------------------------------------------------------------- quotes that stand on their own
+
+
+def test_a_sentence_pointing_back_stays_with_the_sentence_it_points_to(graph: StatuteGraph) -> None:
+    # 23(3)'s proviso: "... কোন ক্ষতিপূরণ পাইবেন না। তবে এইরূপ ক্ষেত্রে ... পাওনাদি ... পাইবেন" -- the second
+    # sentence alone ("in such a case he gets his other dues") would misstate the rule.
+    spans = clause_spans(graph.units["2025:23(3).proviso1"].text)
+    assert len(spans) == 1
+    assert spans[0].startswith("তবে শর্ত থাকে যে") and "তবে এইরূপ ক্ষেত্রে" in spans[0]
+    # Independent sentences are still cut apart.
+    assert clause_spans("(১) প্রথম বাক্যটি এখানে আছে। দ্বিতীয় বাক্যটি এখানে আছে।") == ["প্রথম বাক্যটি এখানে আছে", "দ্বিতীয় বাক্যটি এখানে আছে"]
+    assert clause_spans("(১) প্রথম বাক্যটি এখানে আছে। এবং উক্তরূপ বাক্যটি এখানে আছে।") == ["প্রথম বাক্যটি এখানে আছে। এবং উক্তরূপ বাক্যটি এখানে আছে"]
+
+
+def _with_relevance(pack: EvidencePack, rel: dict[str, float], default: float = 0.5) -> EvidencePack:
+    return EvidencePack(items=[i.model_copy(update={"relevance": rel.get(i.node_id, default)}) for i in pack.items])
+
+
+OVERTIME_Q = "মালিক কি সপ্তাহে ৭২ ঘণ্টা কাজ করাইতে পারে?"
+
+
+def _claims_citing(out, node: str):
+    return [c for c in out.claims if any(x.node_id == node for x in c.citations)]
+
+
+def test_a_rule_is_quoted_with_the_provisos_that_qualify_it(graph: StatuteGraph) -> None:
+    backend = OfflineBackend(graph)
+    pack = pack_of(graph, "2025:102(2)", "2025:102(2).proviso1", "2025:102(2).proviso2", "2025:102(2).proviso3")
+    rated = _with_relevance(pack, {"2025:102(2)": 0.9, "2025:102(2).proviso1": 0.6, "2025:102(2).proviso2": 0.02,
+                                   "2025:102(2).proviso3": 0.8})
+    out, _ = backend.counsel(CounselInput(side=Side.WORKER, question=OVERTIME_Q, pack=rated))
+    claim = _claims_citing(out, "2025:102(2)")[0]
+    cited = [x.node_id for x in claim.citations]
+    # The rule first, then the (at most 2) provisos the model rates best above the quoting floor, in the Act's order.
+    assert cited == ["2025:102(2)", "2025:102(2).proviso1", "2025:102(2).proviso3"]
+    items = rated.by_id()
+    for x in claim.citations:
+        assert normalize(x.span) in normalize(items[x.node_id].text)
+    assert "ষাট ঘণ্টার অধিক হইবে না" in claim.text and "(ধারা ১০২(২); ধারা ১০২(২)-এর শর্তাংশ)" in claim.text
+    # A proviso that is not on the pack cannot be quoted (the Evidence Exchange Protocol).
+    bare = _with_relevance(pack_of(graph, "2025:102(2)"), {"2025:102(2)": 0.9})
+    out, _ = backend.counsel(CounselInput(side=Side.WORKER, question=OVERTIME_Q, pack=bare))
+    assert [x.node_id for x in _claims_citing(out, "2025:102(2)")[0].citations] == ["2025:102(2)"]
+
+
+def test_the_provisos_of_an_ancestor_qualify_a_quoted_clause(graph: StatuteGraph) -> None:
+    # 136(1)(b)'s paragraph is the general rule (attachment after hearing); 136(1)'s proviso allows it
+    # before the hearing -- what a worker asking "without a hearing?" needs.
+    backend = OfflineBackend(graph)
+    q = "মজুরী পরিশোধ এড়ানোর আশঙ্কা থাকলে শ্রম আদালত কি শুনানি ছাড়াই মালিকের সম্পত্তি ক্রোক করতে পারে?"
+    pack = _with_relevance(pack_of(graph, "2025:136(1)(b).para1", "2025:136(1).proviso1"),
+                           {"2025:136(1)(b).para1": 0.9, "2025:136(1).proviso1": 0.5})
+    interp, _ = backend.interpret(InterpreterInput(question=q, pack=pack))
+    cited = [x.node_id for x in interp.governing_rule.citations]
+    assert cited == ["2025:136(1)(b).para1", "2025:136(1).proviso1"]
+
+
+def test_a_qualified_quote_passes_the_skeptic(graph: StatuteGraph) -> None:
+    # Its citation names one sub-section twice ("ধারা ৪৬(১); ধারা ৪৬(১)-এর শর্তাংশ"): those are citation
+    # numbers, not numbers of the rule, so the numbers check must not count "46".
+    backend = OfflineBackend(graph)
+    pack = _with_relevance(pack_of(graph, "2025:46(1)", "2025:46(1).proviso1"), {})
+    out, _ = backend.counsel(CounselInput(side=Side.WORKER, question=MATERNITY_Q, pack=pack))
+    p = _claims_citing(out, "2025:46(1).proviso1")[0]
+    assert "ধারা ৪৬(১); ধারা ৪৬(১)-এর শর্তাংশ" in p.text
+    claim = Claim(claim_id="w1", side=Side.WORKER, text=p.text,
+                  evidence=[EvidenceRef(node_id=c.node_id, span=c.span) for c in p.citations], confidence=0.8)
+    cited = {c.node_id: graph.units[c.node_id].text for c in p.citations}
+    verdict = backend.audit(AuditInput(question=MATERNITY_Q, claim=claim, cited_texts=cited))[0]
+    assert verdict.verdict == Verdict.SUPPORT, verdict.notes
+    # ... while a changed number in the same claim is still caught.
+    wrong = claim.model_copy(update={"text": p.text.replace("৬০ (ষাট)", "৯০ (নব্বই)", 1)})
+    assert backend.audit(AuditInput(question=MATERNITY_Q, claim=wrong, cited_texts=cited))[0].verdict == Verdict.REFUTE
+
+
+def test_a_quoted_proviso_gets_no_qualifiers_of_its_own(graph: StatuteGraph) -> None:
+    backend = OfflineBackend(graph)
+    pack = _with_relevance(pack_of(graph, "2025:46(1).proviso1", "2025:46(1)"), {})
+    out, _ = backend.counsel(CounselInput(side=Side.EMPLOYER, question=MATERNITY_Q, pack=pack))
+    alone = [c for c in out.claims if c.citations[0].node_id == "2025:46(1).proviso1"]
+    assert alone and [x.node_id for x in alone[0].citations] == ["2025:46(1).proviso1"]
+
