@@ -128,10 +128,13 @@ def question_context(question: str, thesaurus: Thesaurus, vector: np.ndarray | N
 
 
 def _share(q: frozenset[str], unit_words: frozenset[str], idf: dict[str, float]) -> float:
+    # math.fsum is exactly rounded, so the share does not depend on the set's iteration order (which
+    # PYTHONHASHSEED changes per process): with a plain sum, two sections matching words of equal IDF
+    # mass differed in the last bit from run to run, and the *_rank features flipped with them.
     if not q:
         return 0.0
-    total = sum(idf.get(w, 8.0) for w in q)
-    hit = sum(idf.get(w, 8.0) for w in q if w in unit_words)
+    total = math.fsum(idf.get(w, 8.0) for w in q)
+    hit = math.fsum(idf.get(w, 8.0) for w in q if w in unit_words)
     return hit / total if total else 0.0
 
 
