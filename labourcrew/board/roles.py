@@ -43,7 +43,7 @@ from labourcrew.board.deps import BoardDeps
 from labourcrew.board.state import CaseLedger, aggregate_status
 from labourcrew.deliberation.eep import LedgerView, make_claims
 from labourcrew.errors import RoleError, TransientRoleError
-from labourcrew.gate.clarify import qualifiers_of, ruled_out, stated_facts
+from labourcrew.gate.clarify import bearing_qualifiers
 from labourcrew.gate.opinion_writer import write_opinion
 from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue, question_parts
 from labourcrew.graph.statute_graph import StatuteGraph
@@ -708,11 +708,7 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
         missing = [lb for lb in (spotting.section_labels if spotting else [])
                    if resolve_label(graph, state["version"], lb) is None]
         facts = list(state.get("facts") or [])
-        known = facts + stated_facts(state["question"])
-
-        def bearing(node_id: str) -> list[str]:
-            return [q for q in qualifiers_of(graph, node_id) if ruled_out(graph, q, known) is not True]
-
+        bearing = bearing_qualifiers(graph, state["question"], facts)
         gate = decide(
             list(state.get("claims") or []),
             dict(state.get("findings") or {}),

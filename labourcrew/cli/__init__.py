@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(msg if re.match(r"[\u0980-\u09ff]", msg) else f"ত্রুটি — error: {msg}", file=sys.stderr)
         return 2
     except LabourCrewError as exc:
-        print(f"error: {exc} — {exc.help_message}", file=sys.stderr)
+        print(f"ত্রুটি — error: {exc} — {exc.help_message}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

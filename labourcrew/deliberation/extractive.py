@@ -22,7 +22,8 @@ Roles (paper §3.3-§3.5):
   fetches a cited unit's provisos and cross-references before the audits.
 
 Every quote of a rule carries what qualifies it (issue 10, item 4b): the
-provisos and explanations of the quoted unit and of its ancestors that are on the Evidence Pack and
+provisos and explanations of the quoted unit and of its ancestors up to its section, and the
+sub-sections that carve it out (:meth:`StatuteGraph.qualifiers`), that are on the Evidence Pack and
 that the learned model rates at least the quoting floor (the best-rated
 :attr:`OfflineTuning.max_qualifiers`, in the Act's order: ``ধারা ১০২(২) … তবে শর্ত থাকে যে, … ষাট
 ঘণ্টার অধিক হইবে না``); a clause keeps its parent's lead-in; a sentence that points back (``তবে এইরূপ
@@ -213,6 +214,9 @@ def clause_spans(text: str, min_chars: int = 16) -> list[str]:
         if len(normalize(piece)) >= min_chars and piece in text:
             out.append(piece)
     return out
+
+
+MAX_LIST_QUALIFIER = 4  # a qualifier quoted with its whole list only when the list is short
 
 
 def _ends_with_lead_in(text: str) -> bool:
@@ -506,9 +510,10 @@ class OfflineBackend:
         return unit.parent, lead
 
     def _qualifiers(self, node_id: str, items: dict[str, EvidenceItem]) -> list[tuple[str, str]]:
-        """The provisos and explanations that qualify a quoted rule, as ``(node_id, quote)``.
+        """The provisos, explanations and carve-outs that qualify a quoted rule, as ``(node_id, quote)``.
 
-        Those of the unit and of its ancestors (nearest first) that are on the Evidence Pack and,
+        Those of :meth:`StatuteGraph.qualifiers` (provisos of the unit and of its ancestors up to its
+        section, then sub-sections that carve it out, e.g. 132(6) for 132(5)) that are on the Evidence Pack and,
         when the learned model ran, that it rates at least the quoting floor (paper §3.4, issue 10:
         a rule is quoted with its qualifying provisos; the labelling protocol counts a rule quoted
         without the proviso that decides the asked case as unfaithful). The
@@ -518,23 +523,28 @@ class OfflineBackend:
         unit = self.graph.units.get(node_id)
         if unit is None or unit.level in (Level.PROVISO, Level.EXPLANATION) or self.tuning.max_qualifiers == 0:
             return []
-        found: list[tuple[int, str]] = []
-        depth, cur = 0, unit
-        while cur is not None and cur.level != Level.SECTION:
-            for p in cur.provisos:
-                item = items.get(p)
-                if item is None or (item.relevance is not None and item.relevance < self.tuning.relevance_floor):
-                    continue
-                found.append((depth, p))
-            cur = self.graph.units.get(cur.parent) if cur.parent else None
-            depth += 1
+        found = [
+            (k, p) for k, p in enumerate(self.graph.qualifiers(node_id))
+            if p in items and (items[p].relevance is None or items[p].relevance >= self.tuning.relevance_floor)
+        ]
         ranked = sorted(found, key=lambda dp: (-(items[dp[1]].relevance or 0.0), dp[0], dp[1]))
         chosen = sorted((p for _, p in ranked[: self.tuning.max_qualifiers]), key=lambda p: self.graph.units[p].order)
         out = []
         for p in chosen:  # in the Act's order, so one rule and its provisos always read (and key) the same
             quote = _whole_quote(items[p].text)
-            if len(normalize(quote)) >= self.tuning.min_span_chars:
+            if len(normalize(quote)) < self.tuning.min_span_chars:
+                continue
+            kids = [c for c in self.graph.units[p].children if c not in self.graph.units[p].provisos]
+            if kids and _ends_with_lead_in(items[p].text):
+                # An exception that hands over to a list (132(6): "... if the delay was due to -")
+                # asserts nothing without it: quoted with every item of the list, or not at all.
+                # (A proviso ending "ঃ" before the next proviso has no list: quoted as it is.)
+                if len(kids) > MAX_LIST_QUALIFIER or any(c not in items for c in kids):
+                    continue
                 out.append((p, quote))
+                out.extend((c, _whole_quote(items[c].text)) for c in kids)
+                continue
+            out.append((p, quote))
         return out
 
     def _proposed(self, side: Side, span: Span, items: dict[str, EvidenceItem], challenge_to: str | None = None) -> ProposedClaim:

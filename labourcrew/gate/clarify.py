@@ -5,8 +5,8 @@ tea-garden workers) or split into conditional bands (``27(4)(a)-(c)``: 7 / 15 / 
 years of service). Which one applies depends on facts the question may not state. This module is
 the bounded clarification loop of LGAgent, made deterministic for the offline board:
 
-* :func:`qualifiers_of` -- the provisos/explanations attached (``proviso`` edges) to a cited unit
-  or to its ancestors up to the section;
+* the provisos/explanations attached to a cited unit or to its ancestors up to the section are
+  :meth:`~labourcrew.graph.statute_graph.StatuteGraph.qualifiers` (one rule with the quotes);
 * :data:`CONDITIONS` -- a small readable table of deciding facts: the key, how the Act words it
   (a pattern on the unit text), how a question states it, the Bangla/English question to ask and
   how a fact value decides a qualifier or a band;
@@ -23,12 +23,12 @@ Pure functions of the StatuteGraph and the facts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import Clarification, ClarificationChoice, Fact
-from labourcrew.statute.model import EdgeType, Level
+from labourcrew.statute.model import Level
 from labourcrew.statute.normalize import normalize, to_ascii_digits
 
 __all__ = [
@@ -37,8 +37,8 @@ __all__ = [
     "Condition",
     "CONDITIONS",
     "parse_facts",
-    "qualifiers_of",
     "stated_facts",
+    "bearing_qualifiers",
     "ruled_out",
     "service_bands",
     "band_for",
@@ -143,21 +143,15 @@ def _fact_label(key: str, value: str) -> str:
     return f"{key} = {value}"
 
 
-def qualifiers_of(graph: StatuteGraph, node_id: str) -> list[str]:
-    """Provisos and explanations attached to ``node_id`` or its ancestors (up to its section)."""
-    out: list[str] = []
-    chain = [node_id]
-    unit = graph.units.get(node_id)
-    while unit is not None and unit.level not in (Level.SECTION, Level.CHAPTER) and unit.parent:
-        chain.append(unit.parent)
-        unit = graph.units.get(unit.parent)
-    for nid in chain:
-        if nid not in graph.units:
-            continue
-        for edge, target in graph.neighbours(nid, {EdgeType.PROVISO}):
-            if edge == EdgeType.PROVISO and target != node_id and target not in out:
-                out.append(target)
-    return out
+def bearing_qualifiers(graph: StatuteGraph, question: str, facts: Sequence[Fact] = ()) -> Callable[[str], list[str]]:
+    """A function from a node id to its qualifiers (:meth:`StatuteGraph.qualifiers`) that neither the
+    given facts nor the facts the question states (:func:`stated_facts`) rule out (:func:`ruled_out`).
+
+    The one definition of "a qualifier that bears on this question": the board's Trust Gate and the
+    post-hoc re-gating of a saved run (:mod:`labourcrew.gate.recalibration`) both use it.
+    """
+    known = list(facts) + stated_facts(question)
+    return lambda node_id: [q for q in graph.qualifiers(node_id) if ruled_out(graph, q, known) is not True]
 
 
 def stated_facts(question: str) -> list[Fact]:

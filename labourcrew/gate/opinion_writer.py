@@ -110,6 +110,14 @@ def _content_key(claim: GatedClaim) -> str:
     return normalize(claim.text)
 
 
+def _quotes_within(claim: GatedClaim, earlier: GatedClaim) -> bool:
+    """Whether every passage ``claim`` quotes is quoted by ``earlier`` too (same unit, span inside)."""
+    if not claim.evidence:
+        return False
+    return all(any(e.node_id == x.node_id and normalize(e.span) in normalize(x.span) for x in earlier.evidence)
+               for e in claim.evidence)
+
+
 def render_sentence(claim: GatedClaim) -> OpinionSentence:
     """The sentence for one released claim: its text, with any missing citation appended."""
     cites = _citations(claim)
@@ -259,14 +267,14 @@ def direct_answer(
     when the question does not ask for an amount or no quote has one: we never phrase the law
     ourselves.
     """
-    from labourcrew.gate.clarify import band_for, qualifiers_of, ruled_out, service_bands, stated_facts
+    from labourcrew.gate.clarify import band_for, ruled_out, service_bands, stated_facts
 
     known = list(facts) + [f for f in stated_facts(question) if f.key not in {x.key for x in facts}]
     cited = {e.node_id: (c, e) for c in accepted for e in c.evidence}
     if graph is not None and known:
         by_key = {f.key: f for f in known}
         for nid in cited:
-            for q in qualifiers_of(graph, nid):
+            for q in graph.qualifiers(nid):
                 if ruled_out(graph, q, known) is False:  # a fact makes the proviso apply
                     unit = graph.units[q]
                     words = re.sub(r"^তবে শর্ত থাকে যে,?\s*", "", unit.text).rstrip("।৷ ")
@@ -311,7 +319,7 @@ def direct_answer(
 
 def _qualifiers(accepted: Sequence[GatedClaim], graph: StatuteGraph | None, facts: Sequence[Fact],
                 question: str) -> list[Qualifier]:
-    from labourcrew.gate.clarify import qualifiers_of, ruled_out, stated_facts
+    from labourcrew.gate.clarify import ruled_out, stated_facts
 
     if graph is None:
         return []
@@ -320,7 +328,7 @@ def _qualifiers(accepted: Sequence[GatedClaim], graph: StatuteGraph | None, fact
     out: list[Qualifier] = []
     seen: set[str] = set()
     for nid in dict.fromkeys(e.node_id for c in accepted for e in c.evidence):
-        for q in qualifiers_of(graph, nid):
+        for q in graph.qualifiers(nid):
             if q in seen or q not in graph.units:
                 continue
             seen.add(q)
@@ -532,15 +540,21 @@ def write_opinion(
     framing = OpinionSentence(text=_framing(gate, version), claim_ids=[], citations=[])
     body: list[OpinionSentence] = []
     by_text: dict[str, int] = {}
+    said: list[GatedClaim] = []  # the claim each body sentence renders
     for claim in accepted:
         s = render_sentence(claim)
         key = _content_key(claim)
-        if key in by_text:  # same statement from two sides: one sentence, both claim ids
-            i = by_text[key]
+        # Same statement from two sides, or a quote an earlier sentence already contains (a proviso
+        # the rule's quote carries): one sentence, both claim ids.
+        i = by_text.get(key)
+        if i is None:
+            i = next((k for k, earlier in enumerate(said) if _quotes_within(claim, earlier)), None)
+        if i is not None:
             body[i] = body[i].model_copy(update={"claim_ids": [*body[i].claim_ids, claim.claim_id]})
             continue
         by_text[key] = len(body)
         body.append(s)
+        said.append(claim)
     # Merged sentences render the first claim; the check compares against every released claim.
     kept, check = check_opinion([framing, *body], accepted, rejected)
     answer = direct_answer(accepted, question, graph=graph, facts=facts) if accepted else None

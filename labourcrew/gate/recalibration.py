@@ -39,11 +39,12 @@ from labourcrew.gate.annotation_queue import (
     resolved_labels,
     run_claim_key,
 )
+from labourcrew.gate.clarify import bearing_qualifiers
 from labourcrew.gate.labels import Label, content_key
 from labourcrew.gate.ltt import calibrate_method
-from labourcrew.gate.trust_gate import coverage, decide, primary_issue, release_status
+from labourcrew.gate.trust_gate import coverage, decide, primary_issue, release_status, withheld_qualifiers
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, SystemFingerprint
+from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, ReleaseStatus, SystemFingerprint
 from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus, Verdict
 
 if TYPE_CHECKING:
@@ -264,6 +265,7 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
         role_status=role_status, primary=_primary(result, graph),
         context_of=graph.section_context, premise_errors=result.premise_errors,
+        qualifiers_of=bearing_qualifiers(graph, result.question, result.facts),
     )
 
 
@@ -310,6 +312,11 @@ def regate_with_checks(
     status, _ = release_status([c.model_copy(update={"evidence": [e.model_copy(update={"verified": True})
                                                                    for e in c.evidence]}) for c in released],
                                failed, cov.covered)
+    # The gate's own "incomplete" rule: a released rule whose bearing qualifier is not released.
+    if status == ReleaseStatus.TGLO and withheld_qualifiers(
+            [e.node_id for c in released for e in c.evidence],
+            bearing_qualifiers(graph, result.question, result.facts)):
+        status = ReleaseStatus.DEGRADED
     return accepted, status.value, cov.share
 
 

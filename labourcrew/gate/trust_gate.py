@@ -79,6 +79,7 @@ __all__ = [
     "premise_errors",
     "coverage",
     "release_status",
+    "withheld_qualifiers",
     "decide",
     "undecided_result",
     "bilingual",
@@ -472,6 +473,26 @@ def decide(
     )
 
 
+def withheld_qualifiers(cited: Sequence[str], qualifiers_of: Callable[[str], Sequence[str]] | None) -> list[str]:
+    """The qualifiers of released citations that no released claim cites, in citation order, each once.
+
+    Args:
+        cited: node ids cited by the released claims, in order.
+        qualifiers_of: node id -> the qualifiers bearing on the question
+            (:func:`~labourcrew.gate.clarify.bearing_qualifiers`); None: none.
+
+    Returns:
+        Node ids; non-empty lowers TGLO to DEGRADED ("the answer is incomplete").
+    """
+    if qualifiers_of is None:
+        return []
+    ok = set(cited)
+    out: list[str] = []
+    for nid in dict.fromkeys(cited):
+        out.extend(q for q in qualifiers_of(nid) if q not in ok and q not in out)
+    return out
+
+
 def _qualify_status(
     status: ReleaseStatus,
     why: str,
@@ -488,13 +509,7 @@ def _qualify_status(
     from labourcrew.statute.normalize import to_bangla_digits
 
     gated_parts = _answer_parts(parts, accepted_claims, context_of, covered)
-    cited_ok = {e.node_id for g in released for e in g.evidence}
-    withheld_q: list[str] = []
-    if qualifiers_of is not None:
-        for nid in dict.fromkeys(e.node_id for g in released for e in g.evidence):
-            for q in qualifiers_of(nid):
-                if q not in cited_ok and q not in withheld_q:
-                    withheld_q.append(q)
+    withheld_q = withheld_qualifiers([e.node_id for g in released for e in g.evidence], qualifiers_of)
     if status == ReleaseStatus.UNDECIDED:
         return status, why, gated_parts, withheld_q
     extra: list[tuple[str, str]] = []

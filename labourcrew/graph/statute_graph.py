@@ -38,7 +38,13 @@ from labourcrew.statute.model import (
 )
 from labourcrew.statute.normalize import to_ascii_digits
 
-__all__ = ["StatuteGraph", "build_graph", "load_graph", "parse_section_query", "SOURCES", "REPO_ROOT"]
+# How a sub-section says it is an exception to another one it names: "notwithstanding (2)",
+# "(1) does not apply", "nothing in (1)", "other than (3) and (4)", "no order under (5) ... if".
+CARVE_OUT = re.compile(r"যাহা কিছুই থাকুক না কেন|প্রযোজ্য হইবে না|কোন কিছুই|ব্যতীত অন্য|(?:যাইবে|হইবে) না,? যদি")
+# "অন্য কোন আইনে যাহা কিছুই থাকুক না কেন" (notwithstanding any *other law*) reinforces a rule; it carves nothing out.
+_OTHER_LAW = re.compile(r"অন্য কোন আইনে যাহা কিছুই")
+
+__all__ = ["StatuteGraph", "build_graph", "load_graph", "parse_section_query", "SOURCES", "REPO_ROOT", "CARVE_OUT"]
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +87,57 @@ class StatuteGraph(BaseModel):
             v.sort(key=lambda u: u.order)
         return out
 
+    @cached_property
+    def _citing(self) -> dict[str, list[str]]:
+        # Reverse of Unit.cross_refs, each list in document order.
+        out: dict[str, list[str]] = {}
+        for u in sorted(self.units.values(), key=lambda u: (u.version, u.order)):
+            for t in dict.fromkeys(u.cross_refs):
+                out.setdefault(t, []).append(u.node_id)
+        return out
+
+    def cited_by(self, node_id: str) -> list[str]:
+        """Units whose cross-reference covers ``node_id``: those citing it or one of its ancestors
+        (a reference to "ধারা ১৯৬খ" covers 196B(1)), nearest first, document order within, each
+        once and never the unit itself or its own ancestors. A reference to a whole chapter names a
+        title, not a rule: it is not inverted (a chapter's cited_by is []). [] for an unknown node.
+        """
+        out: list[str] = []
+        chain: list[str] = []
+        cur = self.units.get(node_id)
+        while cur is not None and cur.level != Level.CHAPTER:
+            chain.append(cur.node_id)
+            cur = self.units.get(cur.parent) if cur.parent else None
+        for n in chain:
+            out.extend(c for c in self._citing.get(n, ()) if c not in chain)
+        return list(dict.fromkeys(out))
+
+    def qualifiers(self, node_id: str) -> list[str]:
+        """The units that qualify ``node_id``: first the provisos and explanations of the unit and of
+        its ancestors up to and including its section (nearest first, graph order within), then the
+        **carve-outs**: units of the same section that refer back to it (:meth:`cited_by`) in the
+        words of an exception (:data:`CARVE_OUT`: "উপ-ধারা (২) এ যাহা কিছুই থাকুক না কেন", "... এর
+        বিধান প্রযোজ্য হইবে না", "... কোন নির্দেশ দেওয়া যাইবে না, যদি"). The Act states an exception
+        either way: 115 -> [115.proviso1]; 20(2)(a) -> [20(3)]; 132(5) -> [132(6)]. Never the unit
+        itself; [] for an unknown node.
+
+        The one rule behind the qualifiers a quote carries and those the opinion weighs.
+        """
+        out: list[str] = []
+        unit = cur = self.units.get(node_id)
+        while cur is not None and cur.level != Level.CHAPTER:
+            out.extend(p for p in cur.provisos if p != node_id)
+            if cur.level == Level.SECTION or not cur.parent:
+                break
+            cur = self.units.get(cur.parent)
+        if unit is not None and unit.level not in (Level.PROVISO, Level.EXPLANATION):
+            for c in self.cited_by(node_id):
+                other = self.units[c]
+                if (other.section == unit.section and other.level not in (Level.PROVISO, Level.EXPLANATION)
+                        and CARVE_OUT.search(other.text) and not _OTHER_LAW.search(other.text)):
+                    out.append(c)
+        return list(dict.fromkeys(o for o in out if o != node_id))
+
     @property
     def unresolved(self) -> list[CrossRef]:
         """In-Act references that did not resolve (external references are not counted)."""
@@ -111,13 +168,14 @@ class StatuteGraph(BaseModel):
 
         Args:
             node_id: the source node.
-            edge_types: which edge types to follow (all when None).
+            edge_types: which edge types to follow (when None, every edge the Act states:
+                ``cited_by``, the inverse of ``cross_ref``, only when asked for).
 
         Returns:
             ``(edge type, target node id)`` pairs.
         """
         u = self.get(node_id)
-        allowed = edge_types or set(EdgeType)
+        allowed = edge_types or set(EdgeType) - {EdgeType.CITED_BY}
         out: list[tuple[EdgeType, str]] = []
         if EdgeType.PARENT in allowed and u.parent:
             out.append((EdgeType.PARENT, u.parent))
@@ -127,6 +185,8 @@ class StatuteGraph(BaseModel):
             out.extend((EdgeType.PROVISO, p) for p in u.provisos)
         if EdgeType.CROSS_REF in allowed:
             out.extend((EdgeType.CROSS_REF, t) for t in u.cross_refs)
+        if EdgeType.CITED_BY in allowed:
+            out.extend((EdgeType.CITED_BY, c) for c in self.cited_by(node_id))
         return out
 
     def descendants(self, node_id: str) -> list[Unit]:

@@ -8,7 +8,11 @@ Breadth-first from the directly retrieved units (depth 0), up to ``hops`` levels
   chapter (penalties in chapter XIX point back to the duties they punish);
 * ``parent`` -- from a clause or sub-section up to the text that introduces it;
 * ``child`` -- only from a directly retrieved *section header* or *lead-in* unit (text ending in
-  "যথা:-", ":" ...), so a retrieved section brings its sub-units; at most :data:`MAX_CHILDREN`.
+  "যথা:-", ":" ...), so a retrieved section brings its sub-units; at most :data:`MAX_CHILDREN`;
+* ``cited_by`` -- the inverse of ``cross_ref``, only when the plan asks for it (a question about a
+  penalty), only from a directly retrieved unit and only into the penalty chapter
+  (:data:`PENALTY_CHAPTER`): a duty does not name its penalty, the penalty names the duty
+  (291(4) cites 196B), and everything else that cites a popular section would swamp the pack.
 
 Every edge that reaches a new unit is written to the Hop Trace as a
 :class:`~labourcrew.ledger.records.HopTraceEntry` (source, edge, target, depth). A hop-reached
@@ -30,15 +34,16 @@ from labourcrew.ledger.records import HopTraceEntry
 from labourcrew.statute.ids import label_within
 from labourcrew.statute.model import EdgeType, Level, Unit
 
-__all__ = ["HopSeed", "HopResult", "HopNode", "hop", "DEFAULT_DECAY", "MAX_CHILDREN", "is_lead_in", "admissible", "LINK_EDGES", "required_links", "link_on_pack"]
+__all__ = ["HopSeed", "HopResult", "HopNode", "hop", "DEFAULT_DECAY", "MAX_CHILDREN", "PENALTY_CHAPTER", "penalties_citing", "is_lead_in", "admissible", "LINK_EDGES", "required_links", "link_on_pack"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_DECAY = 0.8
+PENALTY_CHAPTER = 19  # অপরাধ, দণ্ড এবং পদ্ধতি (offences, penalties and procedure)
 MAX_CHILDREN = 12  # section 2 has ~95 children: all of them would swamp any Evidence Pack
 _LEAD_IN = re.compile(r"(যথা|নিম্নরূপ|নিম্নবর্ণিত|নিম্নলিখিত|following|namely)\s*[:ঃ\-–—]*\s*$|[:ঃ]\s*[-–—]*\s*$", re.IGNORECASE)
 # Edge order inside one unit: provisos first (they qualify the rule), then structure, then refs.
-_EDGE_ORDER = (EdgeType.PROVISO, EdgeType.CHILD, EdgeType.PARENT, EdgeType.CROSS_REF)
+_EDGE_ORDER = (EdgeType.PROVISO, EdgeType.CHILD, EdgeType.PARENT, EdgeType.CROSS_REF, EdgeType.CITED_BY)
 
 
 def is_lead_in(unit: Unit) -> bool:
@@ -86,10 +91,24 @@ def _edges(graph: StatuteGraph, unit: Unit, allowed: set[EdgeType], retrieved: b
     use = set(allowed) | {EdgeType.PROVISO}
     if EdgeType.CHILD in use and not (retrieved and (unit.level == Level.SECTION or is_lead_in(unit))):
         use.discard(EdgeType.CHILD)
+    backwards = EdgeType.CITED_BY in use and retrieved  # a penalty of a hop-reached unit answers nobody
+    use.discard(EdgeType.CITED_BY)
     out = graph.neighbours(unit.node_id, use)
+    if backwards:
+        out += [(EdgeType.CITED_BY, t) for t in penalties_citing(graph, unit.node_id)]
     children = [(e, t) for e, t in out if e == EdgeType.CHILD][:MAX_CHILDREN]
     rest = [(e, t) for e, t in out if e != EdgeType.CHILD]
     return sorted(children + rest, key=lambda et: _EDGE_ORDER.index(et[0]))
+
+
+def penalties_citing(graph: StatuteGraph, node_id: str) -> list[str]:
+    """The penalty-chapter units (:data:`PENALTY_CHAPTER`) whose reference covers ``node_id``
+    (:meth:`StatuteGraph.cited_by`), document order: 196B(1) -> [291(4)]; 332A(1) -> [307A].
+
+    The one rule behind the Link Hopper's ``cited_by`` edge and the pack order that puts a duty's
+    penalty after it.
+    """
+    return [c for c in graph.cited_by(node_id) if graph.units[c].chapter == PENALTY_CHAPTER]
 
 
 def admissible(graph: StatuteGraph, target: str, edge: EdgeType, version: str) -> bool:

@@ -48,6 +48,8 @@ def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGrap
 
     Queries: the whole question first, then the sub-questions (comparative, multi-hop), unique.
     Seeds: the sections the question names, resolved in ``version`` (missing ones dropped).
+    Edges: those of the type, plus ``cited_by`` when the question asks about a penalty (the Link
+    Hopper then reaches the penalty sections that cite a retrieved duty).
 
     Returns:
         A clamped :class:`RetrievalPlan`.
@@ -77,7 +79,7 @@ def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGrap
         dense_expansion=spotting.language != "bn" and bool(terms),
         k=ceiling.max_k,
         hops=ceiling.max_hops,
-        edge_types=set(EDGES_BY_TYPE[qtype]),
+        edge_types=set(EDGES_BY_TYPE[qtype]) | ({EdgeType.CITED_BY} if "penalty" in spotting.concepts else set()),
         seeds=seeds,
     )
     return clamp(plan, qtype, settings)

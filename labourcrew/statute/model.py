@@ -53,12 +53,17 @@ class Level(StrEnum):
 
 
 class EdgeType(StrEnum):
-    """Typed StatuteGraph edges (paper §3.2). ``child`` is the inverse of ``parent``."""
+    """Typed StatuteGraph edges (paper §3.2). ``child`` is the inverse of ``parent``,
+    ``cited_by`` the inverse of ``cross_ref``.
+    """
 
     PARENT = "parent"
     CHILD = "child"
     PROVISO = "proviso"  # rule -> each of its provisos (and explanations)
     CROSS_REF = "cross_ref"
+    # unit -> each unit whose reference covers it ("ধারা ১৯৬খ" covers 196B(1)): how a duty
+    # finds the penalty that punishes it (291(4) cites 196B).
+    CITED_BY = "cited_by"
 
 
 class _Record(BaseModel):

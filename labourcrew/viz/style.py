@@ -52,12 +52,14 @@ EDGE_COLOURS: dict[str, str] = {
     EdgeType.CHILD.value: "#9aa0a6",
     EdgeType.PROVISO.value: "#e37400",
     EdgeType.CROSS_REF.value: "#1a73e8",
+    EdgeType.CITED_BY.value: "#1a73e8",  # a cross-reference read backwards
 }
 EDGE_LABELS_BN: dict[str, str] = {
     EdgeType.PARENT.value: "অংশ (parent)",
     EdgeType.CHILD.value: "অংশ (parent)",
     EdgeType.PROVISO.value: "শর্তাংশ (proviso)",
     EdgeType.CROSS_REF.value: "প্রতি-নির্দেশ (cross_ref)",
+    EdgeType.CITED_BY.value: "যে ধারা এটি উল্লেখ করে (cited_by)",
 }
 
 # Node marks of the StatuteGraph and Hop Trace graphs.

@@ -41,3 +41,6 @@ def test_golden_ledger(offline_board):
     # the snapshot is real: it holds claims quoting 115 and a status
     assert want["status"] in {"TGLO", "DEGRADED", "UNDECIDED"}
     assert any("115" in json.dumps(c, ensure_ascii=False) for c in want["claims"])
+    # 115's quote carries its tea-garden proviso, and the opinion says that proviso once, not again
+    # from the employer's separate proviso claim.
+    assert got["opinion_bn"].count("চা-বাগানের") == 1

@@ -262,3 +262,41 @@ def test_a_quoted_proviso_gets_no_qualifiers_of_its_own(graph: StatuteGraph) -> 
     alone = [c for c in out.claims if c.citations[0].node_id == "2025:46(1).proviso1"]
     assert alone and [x.node_id for x in alone[0].citations] == ["2025:46(1).proviso1"]
 
+
+
+def test_a_section_without_sub_sections_carries_its_own_proviso(graph: StatuteGraph) -> None:
+    # 115 has no sub-sections; its tea-garden proviso hangs on the section itself and must travel
+    # with the casual-leave quote (it used to come out as a separate claim).
+    backend = OfflineBackend(graph)
+    q = "নৈমিত্তিক ছুটি বছরে কত দিন পাওয়া যায়?"
+    pack = _with_relevance(pack_of(graph, "2025:115", "2025:115.proviso1"), {"2025:115": 0.9, "2025:115.proviso1": 0.4})
+    out, _ = backend.counsel(CounselInput(side=Side.WORKER, question=q, pack=pack))
+    claim = _claims_citing(out, "2025:115")[0]
+    assert [x.node_id for x in claim.citations] == ["2025:115", "2025:115.proviso1"]
+    assert "চা-বাগানের" in claim.text
+    # Rated below the quoting floor, the proviso stays off the quote.
+    low = _with_relevance(pack, {"2025:115": 0.9, "2025:115.proviso1": 0.001})
+    out, _ = backend.counsel(CounselInput(side=Side.WORKER, question=q, pack=low))
+    assert [x.node_id for x in _claims_citing(out, "2025:115")[0].citations] == ["2025:115"]
+
+
+def test_a_rule_is_quoted_with_the_sub_section_that_carves_it_out(graph: StatuteGraph) -> None:
+    # 132(5): the court may award 25 % compensation; 132(6): no such order if the delay was a bona
+    # fide error ... -- what a worker asking "when can it not?" needs beside the rule.
+    backend = OfflineBackend(graph)
+    q = "মজুরী দেরিতে দিলে শ্রম আদালত কখন ক্ষতিপূরণের নির্দেশ দিতে পারে না?"
+    pack = _with_relevance(pack_of(graph, "2025:132(5)", "2025:132(6)"), {"2025:132(5)": 0.6, "2025:132(6)": 0.5})
+    kids = ["2025:132(6)(a)", "2025:132(6)(b)", "2025:132(6)(c)"]
+    # 132(6) ends "... উক্ত বিলম্বের কারণ ছিল-": without its list (a)-(c) it asserts nothing, so it is
+    # left off when the list is not on the pack ...
+    bare = _with_relevance(pack_of(graph, "2025:132(5)", "2025:132(6)"), {"2025:132(5)": 0.6, "2025:132(6)": 0.5})
+    interp, _ = backend.interpret(InterpreterInput(question=q, pack=bare))
+    assert [x.node_id for x in interp.governing_rule.citations] == ["2025:132(5)"]
+    # ... and quoted with every item of it when it is.
+    pack = _with_relevance(pack_of(graph, "2025:132(5)", "2025:132(6)", *kids),
+                           {"2025:132(5)": 0.6, "2025:132(6)": 0.5})
+    interp, _ = backend.interpret(InterpreterInput(question=q, pack=pack))
+    claim = interp.governing_rule
+    assert [x.node_id for x in claim.citations] == ["2025:132(5)", "2025:132(6)", *kids]
+    items = pack.by_id()
+    assert all(normalize(x.span) in normalize(items[x.node_id].text) for x in claim.citations)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from labourcrew.board.run import ask
-from labourcrew.gate.clarify import band_for, clarifications, parse_facts, qualifiers_of, service_bands
+from labourcrew.gate.clarify import band_for, clarifications, parse_facts, service_bands
 from labourcrew.gate.opinion_writer import amendment_changes, write_opinion
 from labourcrew.gate.trust_gate import NOT_VERIFIED_NO_CLAIM, undecided_result
 from labourcrew.ledger.records import ReleaseStatus
@@ -78,8 +78,8 @@ def test_service_bands_of_27_4_and_the_fact_that_picks_one(graph):
 
 
 def test_qualifiers_follow_proviso_edges(graph):
-    assert qualifiers_of(graph, "2025:115") == ["2025:115.proviso1"]
-    assert "2025:46(1).proviso1" in qualifiers_of(graph, "2025:46(1)")
+    assert graph.qualifiers("2025:115") == ["2025:115.proviso1"]
+    assert "2025:46(1).proviso1" in graph.qualifiers("2025:46(1)")
 
 
 def test_amendment_note_for_46(graph):

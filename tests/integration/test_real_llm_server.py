@@ -74,7 +74,7 @@ def assert_failed_cleanly(res, api_key: str, words: tuple[str, ...]) -> str:
     _no_leaks(res, api_key)
     if res.returncode != 0:
         lines = [ln for ln in res.stderr.splitlines() if ln.strip() and not re.match(r"(WARNING|INFO|DEBUG) ", ln)]
-        assert res.returncode in (1, 2) and len(lines) == 1 and lines[0].startswith("error:"), res.describe()
+        assert res.returncode in (1, 2) and len(lines) == 1 and lines[0].startswith("ত্রুটি — error:"), res.describe()
         reason = lines[0]
     else:
         out = ended_with_status(res, api_key)

@@ -130,3 +130,36 @@ def test_bad_arguments(graph):
         hop(graph, [HopSeed(node_id="2025:27", score=1.0)], hops=-1, edge_types=ALL)
     # Unknown seeds are ignored rather than crashing the pipeline.
     assert hop(graph, [HopSeed(node_id="2025:9999", score=1.0)], hops=2, edge_types=ALL).added == []
+
+
+def test_cited_by_reaches_the_penalty_of_a_retrieved_duty_only_when_asked(graph):
+    seeds = [HopSeed(node_id="2025:196B(1)", score=1.0)]
+    asked = hop(graph, seeds, hops=1, edge_types={EdgeType.CITED_BY})
+    assert [(n.node_id, n.edge) for n in asked.added if n.edge == EdgeType.CITED_BY] == [("2025:291(4)", EdgeType.CITED_BY)]
+    _check_trace(graph, seeds, asked, 1)
+    plain = hop(graph, seeds, hops=1, edge_types={EdgeType.CROSS_REF})
+    assert "2025:291(4)" not in {n.node_id for n in plain.added}
+
+
+def test_cited_by_enters_only_the_penalty_chapter_and_only_from_a_seed(graph):
+    # 132(5) is cited by 132(6) and 134(1) (chapter 10): not penalties, so not followed backwards.
+    res = hop(graph, [HopSeed(node_id="2025:132(5)", score=1.0)], hops=1, edge_types={EdgeType.CITED_BY})
+    assert all(n.edge != EdgeType.CITED_BY for n in res.added)
+    # From a hop-reached unit it is not followed either: 28(3) -> 26(4) by cross_ref, and nothing
+    # citing 26(4) is added at depth 2.
+    res = hop(graph, [HopSeed(node_id="2025:28(3)", score=1.0)], hops=2, edge_types={EdgeType.CROSS_REF, EdgeType.CITED_BY})
+    assert all(n.depth == 1 for n in res.added if n.edge == EdgeType.CITED_BY)
+    for n in res.added:
+        if n.edge == EdgeType.CITED_BY:
+            assert graph.units[n.node_id].chapter == 19
+
+
+def test_a_penalty_question_plans_the_cited_by_edge(graph):
+    from labourcrew.retrieval.issue_spotter import spot_issues
+    from labourcrew.retrieval.planner import make_plan
+    from labourcrew.settings import load_settings
+
+    settings = load_settings()
+    fine = make_plan(spot_issues("অভিযোগ কমিটি না থাকলে মালিকের কি জরিমানা হবে?"), settings, graph=graph, version="2025")
+    leave = make_plan(spot_issues("নৈমিত্তিক ছুটি কত দিন?"), settings, graph=graph, version="2025")
+    assert EdgeType.CITED_BY in fine.edge_types and EdgeType.CITED_BY not in leave.edge_types

@@ -11,7 +11,7 @@ import pytest
 from labourcrew.errors import DataError, InputError
 from labourcrew.gate.crc import risk_curve
 from labourcrew.ledger.records import EvidenceItem, HopTraceEntry, Side, TrustComponents
-from labourcrew.statute.model import EdgeType, Level
+from labourcrew.statute.model import EdgeType
 from labourcrew.viz.charts import (
     risk_curve_figure,
     role_timeline_figure,
@@ -106,18 +106,30 @@ def test_network_html_is_offline_and_carries_bangla_labels(graph):
         assert_offline('<script src="https://cdn.example/x.js"></script>')
 
 
+def _one_hop(graph, a: str, b: str, edge: EdgeType):
+    """A seed ``a`` and the unit ``b`` one ``edge`` hop from it, drawn as a Hop Trace graph."""
+    items = [
+        EvidenceItem(node_id=a, section=graph.get(a).section, level=graph.get(a).level, text=graph.get(a).text,
+                     channels=["dense"], score=1.0, provenance=1.0),
+        EvidenceItem(node_id=b, section=graph.get(b).section, level=graph.get(b).level, text=graph.get(b).text,
+                     channels=["hop"], score=0.5, provenance=0.8, hop_depth=1, via=a),
+    ]
+    return hop_trace_neighbourhood([HopTraceEntry(source=a, edge=edge, target=b, depth=1)], items, graph=graph)
+
+
 def test_hop_trace_graph_draws_seeds_and_hops(graph):
     a, b = "2025:27(1)", "2025:27(3)"
-    items = [
-        EvidenceItem(node_id=a, section="27", level=Level.SUBSECTION, text=graph.get(a).text, channels=["dense"],
-                     score=1.0, provenance=1.0),
-        EvidenceItem(node_id=b, section="27", level=Level.SUBSECTION, text=graph.get(b).text, channels=["hop"],
-                     score=0.5, provenance=0.8, hop_depth=1, via=a),
-    ]
-    nb = hop_trace_neighbourhood([HopTraceEntry(source=a, edge=EdgeType.CROSS_REF, target=b, depth=1)], items,
-                                 graph=graph)
+    nb = _one_hop(graph, a, b, EdgeType.CROSS_REF)
     assert {n.node_id for n in nb.nodes} == {a, b}
     assert nb.edges[0].label == "hop 1"
+
+
+def test_a_penalty_reached_backwards_is_drawn_with_a_label(graph):
+    # The Link Hopper's cited_by hop (196B(1) -> 291(4)) must draw like any other edge.
+    a, b = "2025:196B(1)", "2025:291(4)"
+    nb = _one_hop(graph, a, b, EdgeType.CITED_BY)
+    page = network_html(nb, cited=[a], evidence=[b])
+    assert "cited_by" in page and [e.edge for e in nb.edges] == [EdgeType.CITED_BY]
 
 
 def test_section_view_accepts_bangla_and_ascii_numbers(graph):
