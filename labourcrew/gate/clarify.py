@@ -39,6 +39,7 @@ __all__ = [
     "parse_facts",
     "stated_facts",
     "bearing_qualifiers",
+    "known_facts",
     "ruled_out",
     "service_bands",
     "band_for",
@@ -150,8 +151,16 @@ def bearing_qualifiers(graph: StatuteGraph, question: str, facts: Sequence[Fact]
     The one definition of "a qualifier that bears on this question": the board's Trust Gate and the
     post-hoc re-gating of a saved run (:mod:`labourcrew.gate.recalibration`) both use it.
     """
-    known = list(facts) + stated_facts(question)
+    known = known_facts(question, facts)
     return lambda node_id: [q for q in graph.qualifiers(node_id) if ruled_out(graph, q, known) is not True]
+
+
+def known_facts(question: str, given: Sequence[Fact] = ()) -> list[Fact]:
+    """The facts an answer may assume: those the user gave, then those the question states
+    (:func:`stated_facts`) on keys the user did not give -- what the user answered wins over what we read.
+    """
+    keys = {f.key for f in given}
+    return [*given, *(f for f in stated_facts(question) if f.key not in keys)]
 
 
 def stated_facts(question: str) -> list[Fact]:
@@ -165,12 +174,6 @@ def stated_facts(question: str) -> list[Fact]:
                 v = m.expand(value) if "\\" in value else value
                 out.append(Fact(key=cond.key, value=v, label_bn="প্রশ্ন থেকে: " + _fact_label(cond.key, v)))
                 break
-    return out
-
-
-def _merge(given: Sequence[Fact], stated: Sequence[Fact]) -> dict[str, Fact]:
-    out = {f.key: f for f in stated}
-    out.update({f.key: f for f in given})  # what the user answered wins over what we read
     return out
 
 
@@ -273,7 +276,7 @@ def clarifications(
     """
     if rounds_done >= MAX_ROUNDS:
         return []
-    known = _merge(facts, stated_facts(question))
+    known = {f.key: f for f in known_facts(question, facts)}
     out: list[Clarification] = []
     for qid in qualifier_ids:
         unit = graph.units.get(qid)

@@ -267,9 +267,9 @@ def direct_answer(
     when the question does not ask for an amount or no quote has one: we never phrase the law
     ourselves.
     """
-    from labourcrew.gate.clarify import band_for, ruled_out, service_bands, stated_facts
+    from labourcrew.gate.clarify import band_for, known_facts, ruled_out, service_bands
 
-    known = list(facts) + [f for f in stated_facts(question) if f.key not in {x.key for x in facts}]
+    known = known_facts(question, facts)
     cited = {e.node_id: (c, e) for c in accepted for e in c.evidence}
     if graph is not None and known:
         by_key = {f.key: f for f in known}
@@ -319,24 +319,24 @@ def direct_answer(
 
 def _qualifiers(accepted: Sequence[GatedClaim], graph: StatuteGraph | None, facts: Sequence[Fact],
                 question: str) -> list[Qualifier]:
-    from labourcrew.gate.clarify import ruled_out, stated_facts
+    from labourcrew.gate.clarify import bearing_qualifiers
 
     if graph is None:
         return []
-    known = list(facts) + stated_facts(question)
+    bearing = bearing_qualifiers(graph, question, facts)
     released = {e.node_id for c in accepted for e in c.evidence}
     out: list[Qualifier] = []
     seen: set[str] = set()
     for nid in dict.fromkeys(e.node_id for c in accepted for e in c.evidence):
+        bears = set(bearing(nid))
         for q in graph.qualifiers(nid):
             if q in seen or q not in graph.units:
                 continue
             seen.add(q)
             unit = graph.units[q]
-            kind = "explanation" if unit.level == Level.EXPLANATION else "proviso"
+            kind = {Level.EXPLANATION: "explanation", Level.PROVISO: "proviso"}.get(unit.level, "exception")
             out.append(Qualifier(node_id=q, citation=citation_label_bn(q.split(":", 1)[-1]), kind=kind, qualifies=nid,
-                                 text=display_form(unit.text), released=q in released,
-                                 bears=ruled_out(graph, q, known) is not True))
+                                 text=display_form(unit.text), released=q in released, bears=q in bears))
     return out
 
 
@@ -564,14 +564,14 @@ def write_opinion(
     closest = closest_provisions(gate, pack) if gate.status == ReleaseStatus.UNDECIDED else []
     if closest:
         amendments = amendment_changes([c.node_id for c in closest], graph)
-    from labourcrew.gate.clarify import clarifications, stated_facts
+    from labourcrew.gate.clarify import clarifications, known_facts
 
     asked = []
     if graph is not None and accepted:
         asked = clarifications(graph, [e.node_id for c in accepted for e in c.evidence],
                                [q.node_id for q in qualifiers], question=question, facts=facts,
                                rounds_done=clarification_round)
-    assumed = list(facts) + [f for f in stated_facts(question) if f.key not in {x.key for x in facts}] if accepted else list(facts)
+    assumed = known_facts(question, facts) if accepted else list(facts)
     lines = [kept[0].text] if kept else []
     if answer is not None:
         lines.append(answer.text_bn)

@@ -302,11 +302,13 @@ class DirectAnswer(LedgerRecord):
 
 
 class Qualifier(LedgerRecord):
-    """A proviso / explanation / condition attached to a released rule."""
+    """A proviso / explanation / exception attached to a released rule (``exception``: a sub-section
+    of the same section that carves the rule out, e.g. 108(2) for 108(1)).
+    """
 
     node_id: str = Field(description="The qualifying unit.")
     citation: str = Field(description="Its Bangla citation, e.g. 'ধারা ১১৫-এর শর্তাংশ'.")
-    kind: Literal["proviso", "explanation", "condition"] = Field(description="What kind of qualifier it is.")
+    kind: Literal["proviso", "explanation", "exception", "condition"] = Field(description="What kind of qualifier it is.")
     qualifies: str = Field(description="Node id of the released rule it qualifies.")
     text: str = Field(description="Its verbatim text (display-normalised).")
     released: bool = Field(description="True when a released claim quotes it (verified).")

@@ -151,3 +151,16 @@ def test_facts_are_checked_against_the_known_conditions():
         with pytest.raises(ValueError) as exc:
             parse_facts([bad])
         assert "\u0980" <= str(exc.value)[0] <= "\u09ff"  # Bangla first
+
+
+def test_a_fact_the_user_gives_wins_over_one_the_question_states(graph):
+    # "চা-বাগানে কাজ করি" states establishment=tea_garden; the user's own answer (other) wins, in the
+    # gate's qualifier check exactly as in the opinion: 115's tea-garden proviso then does not bear.
+    from labourcrew.gate.clarify import bearing_qualifiers, known_facts
+
+    q = "আমি চা-বাগানে কাজ করি, নৈমিত্তিক ছুটি কত দিন?"
+    given = parse_facts(["establishment=other"])
+    assert [(f.key, f.value) for f in known_facts(q, given)] == [("establishment", "other")]
+    assert [(f.key, f.value) for f in known_facts(q)] == [("establishment", "tea_garden")]
+    assert bearing_qualifiers(graph, q, given)("2025:115") == []
+    assert bearing_qualifiers(graph, q)("2025:115") == ["2025:115.proviso1"]
