@@ -43,9 +43,8 @@ from labourcrew.board.deps import BoardDeps
 from labourcrew.board.state import CaseLedger, aggregate_status
 from labourcrew.deliberation.eep import LedgerView, make_claims
 from labourcrew.errors import RoleError, TransientRoleError
-from labourcrew.gate.clarify import bearing_qualifiers
 from labourcrew.gate.opinion_writer import write_opinion
-from labourcrew.gate.trust_gate import decide, premise_errors, primary_issue, question_parts
+from labourcrew.gate.trust_gate import decide, gate_inputs, premise_errors
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import (
     Claim,
@@ -701,14 +700,9 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
         graph = ctx.deps.graph
         pack = state.get("pack") or EvidencePack()
         spotting = state.get("spotting")
-        primary = primary_issue(spotting, state.get("section_ids") or [], state["question"])
-        premise = state.get("premise_errors") or []
-        from labourcrew.retrieval.exact import resolve_label
-
-        missing = [lb for lb in (spotting.section_labels if spotting else [])
-                   if resolve_label(graph, state["version"], lb) is None]
         facts = list(state.get("facts") or [])
-        bearing = bearing_qualifiers(graph, state["question"], facts)
+        # One reading of the question for the gate, shared with the re-gating of saved runs.
+        inputs = gate_inputs(graph, spotting, state["question"], state["version"], facts)
         gate = decide(
             list(state.get("claims") or []),
             dict(state.get("findings") or {}),
@@ -716,11 +710,11 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
             calibration=ctx.deps.calibration,
             mode=ctx.settings.gate.mode,
             role_status=aggregate_status(state.get("role_calls") or []),
-            primary=primary,
+            primary=inputs.primary,
             context_of=graph.section_context,
-            premise_errors=premise,
-            parts=question_parts(spotting, premise, missing) if spotting is not None else (),
-            qualifiers_of=bearing,
+            premise_errors=inputs.premise_errors,
+            parts=inputs.parts,
+            qualifiers_of=inputs.qualifiers_of,
         )
         opinion = write_opinion(
             gate, version=state["version"], graph=graph, english=bool(state.get("want_english")),

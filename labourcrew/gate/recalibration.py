@@ -39,12 +39,11 @@ from labourcrew.gate.annotation_queue import (
     resolved_labels,
     run_claim_key,
 )
-from labourcrew.gate.clarify import bearing_qualifiers
 from labourcrew.gate.labels import Label, content_key
 from labourcrew.gate.ltt import calibrate_method
-from labourcrew.gate.trust_gate import coverage, decide, primary_issue, release_status, withheld_qualifiers
+from labourcrew.gate.trust_gate import GateInputs, decide, gate_inputs, premise_blocks, settle
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, ReleaseStatus, SystemFingerprint
+from labourcrew.ledger.gate import CalibrationRecord, GateMode, GateResult, SystemFingerprint
 from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus, Verdict
 
 if TYPE_CHECKING:
@@ -231,14 +230,9 @@ def _ledger_claims(result: AskResult, keep: Iterable[str] | None = None) -> list
     ]
 
 
-def _primary(result: AskResult, graph: StatuteGraph) -> Any:
-    from labourcrew.retrieval.exact import resolve_label
-
-    spotting = _spotting(result)
-    labels = list(getattr(spotting, "section_labels", []) or [])
-    section_ids = list(dict.fromkeys(
-        n for n in (resolve_label(graph, result.statute_version, lb) for lb in labels) if n))
-    return primary_issue(spotting, section_ids, result.question)
+def _inputs(result: AskResult, graph: StatuteGraph) -> GateInputs:
+    """The gate's reading of a saved run's question: the board's own rule (:func:`gate_inputs`)."""
+    return gate_inputs(graph, _spotting(result), result.question, result.statute_version, result.facts)
 
 
 def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGraph,
@@ -260,12 +254,13 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
                          backend=str(v.get("backend", "")))
         for role, v in result.role_status.items()
     }
+    inputs = _inputs(result, graph)
     return decide(
         _ledger_claims(result), result.findings, result.evidence_pack,
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
-        role_status=role_status, primary=_primary(result, graph),
-        context_of=graph.section_context, premise_errors=result.premise_errors,
-        qualifiers_of=bearing_qualifiers(graph, result.question, result.facts),
+        role_status=role_status, primary=inputs.primary,
+        context_of=graph.section_context, premise_errors=inputs.premise_errors, parts=inputs.parts,
+        qualifiers_of=inputs.qualifiers_of,
     )
 
 
@@ -280,10 +275,11 @@ def regate_with_checks(
 ) -> tuple[dict[str, bool], str, float]:
     """The categorical gate's decision for a saved run with its checks switched off (ablations).
 
-    A claim is released when the question has no premise error and (with ``checker``) every
-    citation verified and (with ``auditor``) the auditor's verdict is SUPPORT; the status is the
-    gate's own :func:`~labourcrew.gate.trust_gate.release_status`, the coverage its own
-    :func:`~labourcrew.gate.trust_gate.coverage` -- one rule with :func:`regate`.
+    A claim is released when the question is not blocked by a false premise (no part of it is free
+    of one) and (with ``checker``) every citation verified and (with ``auditor``) the auditor's
+    verdict is SUPPORT; the status, coverage, answered parts and withheld qualifiers come from the
+    gate's own :func:`~labourcrew.gate.trust_gate.settle` over the question read by
+    :func:`~labourcrew.gate.trust_gate.gate_inputs` -- one rule with the board and :func:`regate`.
 
     Args:
         result: the saved run.
@@ -297,26 +293,26 @@ def regate_with_checks(
     Returns:
         ``(claim id -> released, status value, coverage share)``.
     """
+    inputs = _inputs(result, graph)
+    blocked = premise_blocks(inputs.parts, inputs.premise_errors)
     accepted: dict[str, bool] = {}
     for c in result.claims:
-        ok = c.accepted if keep_acceptance else not result.premise_errors
+        ok = c.accepted if keep_acceptance else not blocked
         if not keep_acceptance and checker:
             ok = ok and all(e.verified for e in c.evidence)
         if not keep_acceptance and auditor:
             ok = ok and c.verdict == Verdict.SUPPORT
         accepted[c.claim_id] = ok
     released = [c for c in result.claims if accepted[c.claim_id]]
-    cov = coverage(_primary(result, graph), _ledger_claims(result, keep=[c.claim_id for c in released]),
-                   context_of or graph.section_context)
-    failed = [r for r, s in result.role_status.items() if s.get("status") == "failed"]
-    status, _ = release_status([c.model_copy(update={"evidence": [e.model_copy(update={"verified": True})
-                                                                   for e in c.evidence]}) for c in released],
-                               failed, cov.covered)
-    # The gate's own "incomplete" rule: a released rule whose bearing qualifier is not released.
-    if status == ReleaseStatus.TGLO and withheld_qualifiers(
-            [e.node_id for c in released for e in c.evidence],
-            bearing_qualifiers(graph, result.question, result.facts)):
-        status = ReleaseStatus.DEGRADED
+    # A switched-off checker releases unverified quotes: they count as verified for the status.
+    shown = [c.model_copy(update={"evidence": [e.model_copy(update={"verified": True}) for e in c.evidence]})
+             for c in released]
+    status, _, cov, _, _, _ = settle(
+        shown, _ledger_claims(result, keep=[c.claim_id for c in released]),
+        role_status={r: str(s.get("status", "ok")) for r, s in result.role_status.items()},
+        primary=inputs.primary, context_of=context_of or graph.section_context, parts=inputs.parts,
+        premise_errors=inputs.premise_errors, qualifiers_of=inputs.qualifiers_of,
+    )
     return accepted, status.value, cov.share
 
 

@@ -44,6 +44,7 @@ import logging
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from labourcrew.audit.citation_checker import check_claim
 from labourcrew.audit.trust_score import DEFAULT_WEIGHTS, score_claim
@@ -53,6 +54,7 @@ from labourcrew.ledger.gate import (
     CalibrationRecord,
     CitedEvidence,
     Coverage,
+    Fact,
     GatedClaim,
     GateMode,
     GateResult,
@@ -77,6 +79,11 @@ __all__ = [
     "QUESTION_COVERAGE",
     "primary_issue",
     "premise_errors",
+    "premise_by_label",
+    "GateInputs",
+    "gate_inputs",
+    "settle",
+    "premise_blocks",
     "coverage",
     "release_status",
     "withheld_qualifiers",
@@ -151,33 +158,42 @@ def premise_errors(
         beyond the Act says where the Act ends, e.g. ``"প্রশ্নে উল্লিখিত ধারা ৪০০ আইনে নেই (আইনের
         ধারা ১ থেকে ৩৫৪) — section 400 does not exist in the 2025 text (the Act has sections 1-354)"``.
     """
+    return list(premise_by_label(named_labels, resolved, version, graph).values())
+
+
+def premise_by_label(
+    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: StatuteGraph | None = None
+) -> dict[str, str]:
+    """Named label -> its premise error (see :func:`premise_errors`), for the labels that have one,
+    in the order named, each label once (so a message can never be paired with another label).
+    """
     from labourcrew.statute.ids import citation_label_bn
     from labourcrew.statute.normalize import to_bangla_digits
 
-    out = []
+    out: dict[str, str] = {}
     units = graph.units if graph is not None else {}
-    for label in named_labels:
+    for label in dict.fromkeys(named_labels):
         node = resolved.get(label)
         if node is not None:
             if graph is not None and node != f"{version}:{label}":  # resolved to an ancestor: no such sub-unit
-                out.append(_missing_subunit(label, node, graph))
+                out[label] = _missing_subunit(label, node, graph)
             continue
         cite = citation_label_bn(label)
         base = re.match(r"\d+[A-Z]*", label)
         sec = base.group(0) if base else label
         old = units.get(f"2018:{sec}")
         if version == "2025" and old is not None:
-            out.append(f"প্রশ্নে উল্লিখিত {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে; এটি এখন আর বলবৎ নয় — "
-                       f"section {label} was omitted by the 2025 Ordinance and is no longer in force")
+            out[label] = (f"প্রশ্নে উল্লিখিত {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে; এটি এখন আর বলবৎ নয় — "
+                          f"section {label} was omitted by the 2025 Ordinance and is no longer in force")
             continue
         last = max((int(m.group(0)) for u in units.values() if u.version == version and u.level == "section"
                     for m in [re.match(r"\d+", u.label or "")] if m), default=0)
         if last and base and int(re.match(r"\d+", sec).group(0)) > last:
-            out.append(f"প্রশ্নে উল্লিখিত {cite} আইনে নেই (আইনের ধারা ১ থেকে {to_bangla_digits(str(last))} পর্যন্ত) — "
-                       f"section {label} does not exist in the {version} text (the Act has sections 1-{last})")
+            out[label] = (f"প্রশ্নে উল্লিখিত {cite} আইনে নেই (আইনের ধারা ১ থেকে {to_bangla_digits(str(last))} পর্যন্ত) — "
+                          f"section {label} does not exist in the {version} text (the Act has sections 1-{last})")
         else:
-            out.append(f"প্রশ্নে উল্লিখিত {cite} এই পাঠে নেই অথবা বিলুপ্ত — "
-                       f"section {label} does not exist in, or was omitted from, the {version} text")
+            out[label] = (f"প্রশ্নে উল্লিখিত {cite} এই পাঠে নেই অথবা বিলুপ্ত — "
+                          f"section {label} does not exist in, or was omitted from, the {version} text")
     return out
 
 
@@ -295,10 +311,16 @@ NOT_VERIFIED_NO_CLAIM = (
 )
 
 
-def question_parts(spotting: object, premise: Sequence[str], missing_labels: Sequence[str]) -> list[QuestionPart]:
+def question_parts(spotting: object, blocking: Mapping[str, str]) -> list[QuestionPart]:
     """The parts the gate answers separately: the Issue Spotter's parts (or the whole question),
-    each with the false premise it rests on (a named section that does not exist), plus the
-    instruction-like text, marked ``injection`` (never answered, never blocking).
+    each with the false premise it rests on, plus the instruction-like text, marked ``injection``
+    (never answered, never blocking).
+
+    Args:
+        spotting: the Issue Spotter's record (``parts``, ``question``, ``injection``).
+        blocking: named label -> premise error, for the labels that resolve to nothing in the
+            version (a sub-unit the Act lacks, which resolves to its nearest ancestor, is reported
+            but blocks no part: the part is answered from that ancestor).
     """
     from labourcrew.retrieval.exact import find_section_refs
 
@@ -308,15 +330,106 @@ def question_parts(spotting: object, premise: Sequence[str], missing_labels: Seq
         from labourcrew.retrieval.issue_spotter import split_injection
 
         texts = [split_injection(getattr(spotting, "question", ""))[0] or texts[0]]
-    by_label = dict(zip(missing_labels, premise, strict=False))
     out = []
     for i, text in enumerate(texts, 1):
         named = [r.label for r in find_section_refs(text)]
-        bad = [by_label[lb] for lb in named if lb in by_label]
+        bad = [blocking[lb] for lb in named if lb in blocking]
         out.append(QuestionPart(index=i, text=text, answered=False, premise_error="; ".join(bad) or None))
     for j, text in enumerate(injected, len(out) + 1):
         out.append(QuestionPart(index=j, text=text, answered=False, injection=True))
     return out
+
+
+@dataclass(frozen=True)
+class GateInputs:
+    """What the gate reads from the question besides the claims: its primary issue, its parts (each
+    with the false premise it rests on), the premise errors and which qualifiers bear on it.
+    """
+
+    primary: PrimaryIssue
+    parts: list[QuestionPart]
+    premise_errors: list[str]
+    qualifiers_of: Callable[[str], list[str]]
+
+
+def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: str,
+                facts: Sequence[Fact] = ()) -> GateInputs:
+    """The one reading of a question for the gate, used by the board's Trust Gate and by the
+    re-gating of a saved run (:mod:`labourcrew.gate.recalibration`), so both decide alike.
+
+    Args:
+        graph: the StatuteGraph.
+        spotting: the Issue Spotter's record (``section_labels``, ``parts``, ...), or None.
+        question: the question as asked.
+        version: the statute version answered.
+        facts: facts the user gave (:func:`~labourcrew.gate.clarify.known_facts`).
+    """
+    from labourcrew.gate.clarify import bearing_qualifiers
+    from labourcrew.retrieval.exact import resolve_label
+
+    labels = list(dict.fromkeys(getattr(spotting, "section_labels", None) or []))
+    resolved = {lb: resolve_label(graph, version, lb) for lb in labels}
+    by_label = premise_by_label(labels, resolved, version, graph)
+    section_ids = list(dict.fromkeys(n for n in resolved.values() if n))
+    blocking = {lb: msg for lb, msg in by_label.items() if resolved.get(lb) is None}
+    return GateInputs(
+        primary=primary_issue(spotting, section_ids, question),
+        parts=question_parts(spotting, blocking) if spotting is not None else [],
+        premise_errors=list(by_label.values()),
+        qualifiers_of=bearing_qualifiers(graph, question, facts),
+    )
+
+
+def settle(
+    released: Sequence[GatedClaim],
+    claims: Sequence[Claim],
+    *,
+    role_status: Mapping[str, RoleStatus | str],
+    primary: PrimaryIssue,
+    context_of: Callable[[str], str],
+    parts: Sequence[QuestionPart] = (),
+    premise_errors: Sequence[str] = (),
+    qualifiers_of: Callable[[str], Sequence[str]] | None = None,
+    uncalibrated_note: str | None = None,
+) -> tuple[ReleaseStatus, str, Coverage, list[str], list[QuestionPart], list[str]]:
+    """The release status of a set of released claims: every rule that sets or lowers it, in one place.
+
+    Used by :func:`decide` and by the ablations' re-gating with checks switched off
+    (:func:`~labourcrew.gate.recalibration.regate_with_checks`), so they cannot drift apart.
+
+    Args:
+        released: the released claims (gated; their citations' ``verified`` flags are read).
+        claims: the same claims as ledger claims (coverage and parts read their citations).
+        role_status: role -> status record or status string (``failed`` ones degrade).
+        primary: the question's primary issue (coverage).
+        context_of: node id -> section text (coverage).
+        parts: the question's parts (:func:`question_parts`).
+        premise_errors: the question's premise errors.
+        qualifiers_of: node id -> bearing qualifiers (withheld ones make the answer incomplete).
+        uncalibrated_note: set when a calibrated run fell back to the categorical gate: the
+            answer is then DEGRADED at best, with this note.
+
+    Returns:
+        ``(status, reason, coverage, failed roles, parts with answered flags, withheld qualifiers)``.
+    """
+    cov = coverage(primary, list(claims), context_of)
+    failed = sorted(r for r, s in role_status.items() if (s if isinstance(s, str) else s.status) == "failed")
+    status, why = release_status(released, failed, cov.covered)
+    if uncalibrated_note is not None and status != ReleaseStatus.UNDECIDED:
+        status = ReleaseStatus.DEGRADED
+        why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {uncalibrated_note}; " + why
+    status, why, gated_parts, withheld_q = _qualify_status(
+        status, why, released, claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
+    )
+    return status, why, cov, failed, gated_parts, withheld_q
+
+
+def premise_blocks(parts: Sequence[QuestionPart], premise_errors: Sequence[str]) -> bool:
+    """Whether false premises block the whole question: there are some and no part is free of one
+    (a part with content, not an injected instruction). Then nothing is released.
+    """
+    free = [p for p in parts if p.premise_error is None and not p.injection and _part_has_content(p)]
+    return bool(premise_errors) and not free
 
 
 def _part_has_content(part: QuestionPart) -> bool:
@@ -396,8 +509,7 @@ def decide(
     uncalibrated = mode == "calibrated" and calibration.fallback == "categorical"
     if uncalibrated:
         mode = "categorical"
-    free = [p for p in parts if p.premise_error is None and not p.injection and _part_has_content(p)]
-    premise_blocks = bool(premise_errors) and not free
+    blocked = premise_blocks(parts, premise_errors)
     gated: list[GatedClaim] = []
     for claim in claims:
         check = check_claim(claim, pack)
@@ -405,7 +517,7 @@ def decide(
         score, components = score_claim(claim, pack, verdict=finding, check=check, weights=weights)
         verdict = finding.verdict if finding else None
         reason: str | None = None
-        if premise_blocks:
+        if blocked:
             reason = "প্রশ্নের ভিত্তি ভুল (premise): " + "; ".join(premise_errors)
         elif not check.all_ok:
             bad = [f"{r.node_id}: {r.code}" for r in check.results if not r.ok]
@@ -438,18 +550,14 @@ def decide(
         )
     accepted_ids = [g.claim_id for g in gated if g.accepted]
     accepted_claims = [c for c in claims if c.claim_id in set(accepted_ids)]
-    cov = coverage(primary, accepted_claims, context_of)
-    failed = sorted(r for r, s in role_status.items() if s.status == "failed")
     released = [g for g in gated if g.accepted]
-    status, why = release_status(released, failed, cov.covered)
-    if uncalibrated and status != ReleaseStatus.UNDECIDED:
-        status = ReleaseStatus.DEGRADED
-        why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {calibration.note}; " + why
-    status, why, gated_parts, withheld_q = _qualify_status(
-        status, why, released, accepted_claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
+    status, why, cov, failed, gated_parts, withheld_q = settle(
+        released, accepted_claims, role_status=role_status, primary=primary, context_of=context_of, parts=parts,
+        premise_errors=premise_errors, qualifiers_of=qualifiers_of,
+        uncalibrated_note=calibration.note if uncalibrated else None,
     )
     if status == ReleaseStatus.UNDECIDED:
-        why = _undecided_reason(premise_blocks, premise_errors, claims, failed, mode, tau, calibration)
+        why = _undecided_reason(blocked, premise_errors, claims, failed, mode, tau, calibration)
     note = calibration.note if uncalibrated else None
     if mode == "calibrated" and math.isinf(tau):
         note = calibration.note or "τ = ∞: no threshold qualified at this α"
