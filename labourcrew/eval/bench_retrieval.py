@@ -96,6 +96,11 @@ class DevItem(BaseModel):
 def load_dev(paths: Sequence[Path] | None = None) -> list[DevItem]:
     """Read the dev set: ``data/eval/dev_v1.jsonl`` if present, else every ``dev_v1_part*.jsonl``.
 
+    A path may also be a file (or folder of files) in the training-set schema
+    (:class:`~labourcrew.relevance.dataset.TrainItem`), e.g. the relevance development set
+    ``data/relevance_dev/``: each row then counts its issues' ``gold`` units as its gold labels
+    (qualifiers are not required to be found).
+
     Raises:
         DataError: no file, or a line that is not a valid row.
     """
@@ -104,16 +109,30 @@ def load_dev(paths: Sequence[Path] | None = None) -> list[DevItem]:
         paths = [merged] if merged.exists() else sorted(DEV_DIR.glob("dev_v1_part*.jsonl"))
     if not paths:
         raise DataError(f"no dev set under {DEV_DIR} (dev_v1.jsonl or dev_v1_part*.jsonl)")
+    files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.jsonl")) if p.is_dir() else [p])]
     items: list[DevItem] = []
-    for path in paths:
+    for path in files:
         for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                items.append(DevItem.model_validate_json(line))
+                items.append(_dev_row(line))
             except ValueError as exc:
                 raise DataError(f"{path}:{n}: not a dev row: {exc}") from exc
     return items
+
+
+def _dev_row(line: str) -> DevItem:
+    """A dev row, or a training-schema row read as one (its issues' gold units are its gold labels)."""
+    row = json.loads(line)
+    if not isinstance(row, dict) or "issues" not in row:
+        return DevItem.model_validate(row)
+    from labourcrew.relevance.dataset import TrainItem
+
+    it = TrainItem.model_validate(row)
+    gold = list(dict.fromkeys(lab for iss in it.issues for lab in iss.gold))
+    return DevItem(id=it.id, category=it.category, question_bn=it.question, gold_sections=gold,
+                   statute_version=it.statute_version)
 
 
 # --------------------------------------------------------------------------------------------

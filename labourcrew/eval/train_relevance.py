@@ -16,6 +16,15 @@ reporting split was not looked at): gold-section recall@10 of the candidates ord
 binary objective 0.791, LambdaRank 0.807, LambdaRank with the relative features
 (:data:`~labourcrew.relevance.features.RELATIVE`) 0.825.
 
+Tried and not adopted (2026-12-02; each the mean of 3 LightGBM seeds against a same-code retrain, whose
+seed-to-seed spread is about ±0.01): *per-clause features* (each unit's best dense cosine and IDF share over the
+question's clauses, and its best rank under any one clause, for long multi-issue questions): relevance
+development set (``data/relevance_dev/``, 576 questions) recall@10 0.731 -> 0.729, MRR 0.484 -> 0.489;
+calibration questions 0.813 -> 0.819. *Character 3-5-gram TF-IDF cosines* of the unit and of its section:
+calibration questions 0.816 -> 0.808 / 0.814. *Training also on the 576 contrastive questions* (before they
+became the development set): calibration questions recall@10 0.832 -> 0.816, P@1 0.591 -> 0.632 (hypothetical
+0.795 -> 0.740). *Inserting each clause's best unit into the top 10*: 0.818 -> 0.822.
+
 **Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
 these same questions. Each question's candidates and dense features are therefore computed with
 the adapter fitted on the other folds (:func:`~labourcrew.eval.train_adapter.cross_fitted_adapters`),

@@ -26,10 +26,13 @@ from labourcrew.errors import DataError
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
 from labourcrew.statute.normalize import normalize
 
-__all__ = ["TrainIssue", "TrainItem", "TRAIN_DIR", "load_train", "verify_train_item", "verify_train",
+__all__ = ["TrainIssue", "TrainItem", "TRAIN_DIR", "RELEVANCE_DEV_DIR", "load_train", "verify_train_item", "verify_train",
            "coverage", "dev_overlap", "REGISTERS", "ANSWER_TYPES"]
 
 TRAIN_DIR = REPO_ROOT / "data" / "train"
+RELEVANCE_DEV_DIR = REPO_ROOT / "data" / "relevance_dev"
+"""Questions in the training schema that no model is trained on: the relevance development set, for
+choosing features and training recipes without touching the dev set's calibration questions."""
 DEV_SET = REPO_ROOT / "data" / "eval" / "dev_v1.jsonl"
 REGISTERS = ("formal", "colloquial", "noisy", "english")
 ANSWER_TYPES = ("number", "duration", "amount", "condition", "procedure", "definition", "yes_no", "rule")

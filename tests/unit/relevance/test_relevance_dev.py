@@ -1,0 +1,70 @@
+"""The relevance development set (data/relevance_dev/): verified against the StatuteGraph like the
+training set, never trained on, no restatement of a dev, calibration, training or demo question, and
+readable by the retrieval benchmark with each issue's gold units as its gold labels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from labourcrew.eval.bench_retrieval import load_dev
+from labourcrew.relevance.dataset import (
+    RELEVANCE_DEV_DIR,
+    TrainItem,
+    coverage,
+    dev_overlap,
+    dev_questions,
+    load_train,
+    verify_train,
+)
+from labourcrew.settings import REPO_ROOT
+
+from .test_train_data import _demo_questions
+
+
+@pytest.fixture(scope="module")
+def items() -> list[TrainItem]:
+    return load_train(RELEVANCE_DEV_DIR)
+
+
+def test_every_label_and_span_verifies_against_the_graph(items, graph):
+    problems = verify_train(items, graph)
+    assert problems == [], problems[:10]
+
+
+def test_size_registers_and_contrast(items, graph):
+    cov = coverage(items, graph)
+    assert cov["items"] >= 500 and cov["chapters"] == 21 and cov["sections"] >= 180
+    share = cov["register_share"]
+    assert share["formal"] <= 0.40 and share["colloquial"] >= 0.30 and share["noisy"] >= 0.15 and share["english"] >= 0.05
+    # contrastive: most items name a sibling of their gold unit that shares its words but does not govern
+    graph_sec = {lab: lab.split("(")[0].split(".")[0] for it in items for lab in [*it.gold_labels(), *it.near_miss]}
+    sibling = sum(any(graph_sec[n] in {graph_sec[g] for g in it.gold_labels()} for n in it.near_miss) for it in items)
+    assert sibling >= 0.9 * len(items)
+    assert all(it.author.startswith("helper-train-") for it in items)
+
+
+def test_never_trained_on_and_no_restatement(items):
+    train = load_train()
+    assert not {it.id for it in items} & {it.id for it in train}
+    assert not {it.question for it in items} & {it.question for it in train}
+    cal = [json.loads(line)["question_bn"] for name in ("cal_v2_G.jsonl", "cal_v2_H.jsonl")
+           for line in (REPO_ROOT / "data" / "eval" / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert dev_overlap(items, [*dev_questions(), *cal]) == []
+    assert dev_overlap(items, _demo_questions()) == []
+    assert dev_overlap(items, [it.question for it in train], threshold=0.8) == []
+
+
+def test_the_benchmark_reads_issue_gold_units_as_gold_labels(items):
+    rows = load_dev([RELEVANCE_DEV_DIR])
+    assert [r.id for r in rows] == [it.id for it in items]
+    story = next(it for it in items if it.kind == "story")
+    row = next(r for r in rows if r.id == story.id)
+    assert row.question_bn == story.question and row.category == story.category
+    assert row.gold_sections == list(dict.fromkeys(g for iss in story.issues for g in iss.gold))
+    assert len(story.issues) >= 2
+    # qualifiers are what an answer needs, not what retrieval must find
+    qualified = next(it for it in items if any(set(iss.qualifiers) - {g for i in it.issues for g in i.gold} for iss in it.issues))
+    extra = {q for iss in qualified.issues for q in iss.qualifiers} - {g for iss in qualified.issues for g in iss.gold}
+    assert extra and not extra & set(next(r for r in rows if r.id == qualified.id).gold_sections)
