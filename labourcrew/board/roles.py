@@ -720,6 +720,7 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
             gate, version=state["version"], graph=graph, english=bool(state.get("want_english")),
             pack=pack, question=state["question"], spotting=spotting, facts=facts,
             clarification_round=int(state.get("clarification_round", 0) or 0),
+            relevance_floor=ctx.settings.offline.relevance_floor,
         )
         return {
             "gate": gate,

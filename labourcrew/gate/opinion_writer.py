@@ -54,7 +54,7 @@ from labourcrew.ledger.gate import (
     Qualifier,
 )
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
-from labourcrew.statute.ids import citation_label_bn, rules_first
+from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first
 from labourcrew.statute.model import Level
 from labourcrew.statute.normalize import display_form, normalize, to_bangla_digits
 
@@ -404,33 +404,59 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> li
     return out
 
 
-def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 3) -> list[ClosestProvision]:
+def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 4,
+                       floor: float = 0.0) -> list[ClosestProvision]:
     """For an UNDECIDED answer: the provisions found, quoted and marked not verified.
 
-    The withheld claims' units first (best trust score first), then the pack's top units; a proviso
-    or explanation is shown right after its rule when both are listed (:func:`rules_first`).
+    In the Evidence Pack's order -- named units, then the governing rule by the learned relevance,
+    each rule followed by its provisos (:func:`~labourcrew.retrieval.pipeline.order_pack`) -- so the
+    list leads with what the relevance model rates most likely to govern, whether or not a counsel
+    quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
+    ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
+    left out: a question that matches nothing ("hello") lists nothing rather than three unrelated
+    provisions. A unit a withheld claim quoted carries that claim's id and why it was withheld.
+    Without a pack, the withheld claims' units, best trust score first. A proviso or explanation is
+    listed only with its rule when the rule is on the pack, and right after it (:func:`rules_first`).
+
+    Args:
+        gate: the Trust Gate's decision.
+        pack: the Evidence Pack, or None.
+        limit: most provisions listed.
+        floor: least learned relevance of a listed unit (units without one are kept).
+
+    Returns:
+        At most ``limit`` provisions.
     """
-    out: list[ClosestProvision] = []
-    seen: set[str] = set()
-    texts = {i.node_id: i.text for i in pack.items} if pack is not None else {}
+    withheld: dict[str, GatedClaim] = {}
     for c in sorted((c for c in gate.claims if not c.accepted), key=lambda c: -c.trust_score):
         for e in c.evidence:
-            if e.node_id in seen or len(out) >= limit:
-                continue
-            seen.add(e.node_id)
-            text = display_form(texts.get(e.node_id) or e.matched_text or e.span)
-            out.append(ClosestProvision(node_id=e.node_id, citation=citation_label_bn(e.node_id.split(":", 1)[-1]),
-                                        text=text if len(text) <= 400 else text[:400] + " …", claim_id=c.claim_id,
-                                        why_withheld=_withheld_bn(c.rejection_reason)))
-    for item in (pack.items if pack is not None else []):
-        if len(out) >= limit:
+            withheld.setdefault(e.node_id, c)
+    if pack is not None and pack.items:
+        found = [(i.node_id, i.text) for i in pack.items
+                 if i.text.strip() and (i.relevance is None or i.relevance >= floor)]
+    else:
+        quoted = {e.node_id: e.matched_text or e.span for c in withheld.values() for e in c.evidence}
+        found = [(n, quoted[n]) for n in withheld]
+    texts = dict(found)
+    chosen: list[str] = []
+    for node_id, _ in found:
+        if len(chosen) >= limit:
             break
-        if item.node_id in seen or not item.text.strip() or item.hop_depth > 0:
-            continue
-        seen.add(item.node_id)
-        text = display_form(item.text)
-        out.append(ClosestProvision(node_id=item.node_id, citation=citation_label_bn(item.node_id.split(":", 1)[-1]),
-                                    text=text if len(text) <= 400 else text[:400] + " …"))
+        rule = qualified_rule(node_id)
+        if rule in texts and rule not in chosen:
+            if len(chosen) + 2 > limit:
+                continue  # a proviso is never listed without the rule it qualifies
+            chosen.append(rule)
+        if node_id not in chosen:
+            chosen.append(node_id)
+    out: list[ClosestProvision] = []
+    for node_id in chosen:
+        text = display_form(texts[node_id])
+        claim = withheld.get(node_id)
+        out.append(ClosestProvision(
+            node_id=node_id, citation=citation_label_bn(node_id.split(":", 1)[-1]),
+            text=text if len(text) <= 400 else text[:400] + " …", claim_id=claim.claim_id if claim else None,
+            why_withheld=_withheld_bn(claim.rejection_reason) if claim else None))
     by_id = {c.node_id: c for c in out}
     return [by_id[n] for n in rules_first(by_id)]
 
@@ -518,6 +544,7 @@ def write_opinion(
     spotting: object | None = None,
     facts: Sequence[Fact] = (),
     clarification_round: int = 0,
+    relevance_floor: float = 0.0,
 ) -> Opinion:
     """Compose the narrative from the gate's released claims and re-check it.
 
@@ -531,6 +558,7 @@ def write_opinion(
         spotting: the Issue Spotter's record (language, injection).
         facts: facts the user gave (assumed by the answer).
         clarification_round: clarification rounds already run (bounded).
+        relevance_floor: least learned relevance of a closest provision (see :func:`closest_provisions`).
 
     Returns:
         The :class:`Opinion`.
@@ -561,7 +589,7 @@ def write_opinion(
     qualifiers = _qualifiers(accepted, graph, facts, question)
     incomplete = any(q.bears and not q.released for q in qualifiers)
     amendments = amendment_changes((e.node_id for c in accepted for e in c.evidence), graph)
-    closest = closest_provisions(gate, pack) if gate.status == ReleaseStatus.UNDECIDED else []
+    closest = closest_provisions(gate, pack, floor=relevance_floor) if gate.status == ReleaseStatus.UNDECIDED else []
     if closest:
         amendments = amendment_changes([c.node_id for c in closest], graph)
     from labourcrew.gate.clarify import clarifications, known_facts

@@ -285,13 +285,17 @@ class MilvusStore:
                 self._client = MilvusClient(uri=uri, token=token or "")
             except Exception as exc:  # pymilvus raises several types (MilvusException, ConnectionConfigException, grpc errors)
                 hint = (
-                    "Another process (e.g. the app or an index build) may hold this Milvus Lite file; "
-                    "stop it, or use a Milvus server URI."
+                    "অন্য একটি প্রক্রিয়া (যেমন ড্যাশবোর্ড) সম্ভবত এই ইনডেক্স ফাইলটি খুলে রেখেছে; সেটি বন্ধ করুন, অথবা একটি "
+                    "নিজস্ব কপি বানিয়ে ব্যবহার করুন — another process (e.g. the dashboard or an index build) may hold "
+                    "this Milvus Lite file: stop it, or build a private copy and point this command at it: "
+                    "python -m labourcrew index build --uri /tmp/copy.db, then LABOURCREW_INDEX__URI=/tmp/copy.db"
                     if self.is_lite
-                    else "Check that the Milvus server is running and the URI/token are right."
+                    else "Milvus সার্ভার চালু আছে কি না এবং URI/token ঠিক কি না দেখুন — check that the Milvus server is "
+                         "running and the URI/token are right."
                 )
                 reason = catch.reason() or str(exc)
-                raise ConfigError(f"cannot open Milvus at {uri}: {reason}", help_message=hint, retryable=True) from exc
+                raise ConfigError(f"ইনডেক্স খোলা যায়নি — cannot open Milvus at {uri}: {reason}", help_message=hint,
+                                  retryable=True) from exc
         for rec in catch.records:  # started after all: keep milvus_lite's messages, below warning level
             logger.debug("milvus_lite: %s", rec.getMessage())
         if self.is_lite:

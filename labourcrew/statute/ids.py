@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from labourcrew.statute.normalize import to_bangla_digits
 from labourcrew.statute.parse_bn import BN_CONSONANTS
 
-__all__ = ["rules_first", "section_of_label", "is_section_label", "label_within", "within_any", "citation_label_bn",
+__all__ = ["rules_first", "qualified_rule", "section_of_label", "is_section_label", "label_within", "within_any", "citation_label_bn",
            "split_node_id"]
 
 
@@ -29,8 +29,8 @@ def rules_first(node_ids: Iterable[str]) -> list[str]:
     present = set(ids)
 
     def rule(n: str) -> str | None:
-        m = _QUALIFIER.match(n)
-        return m.group("rule") if m and m.group("rule") in present else None
+        r = qualified_rule(n)
+        return r if r in present else None
 
     out: list[str] = []
 
@@ -44,6 +44,14 @@ def rules_first(node_ids: Iterable[str]) -> list[str]:
         if rule(n) is None:
             emit(n)
     return out
+
+
+def qualified_rule(node_id: str) -> str | None:
+    """The rule a proviso or explanation qualifies, by id (``2025:46(1).proviso1`` -> ``2025:46(1)``);
+    None for any other unit.
+    """
+    m = _QUALIFIER.match(node_id)
+    return m.group("rule") if m else None
 
 
 def split_node_id(node_id: str) -> tuple[str, str]:
@@ -95,16 +103,19 @@ def citation_label_bn(label: str) -> str:
 
     ``27(1)`` -> ``ধারা ২৭(১)``; ``2(10)(b)`` -> ``ধারা ২(১০)(খ)``; ``46(1).proviso1`` ->
     ``ধারা ৪৬(১)-এর শর্তাংশ``; ``2(10).explanation1`` -> ``ধারা ২(১০)-এর ব্যাখ্যা``;
-    ``ch10`` -> ``অধ্যায় ১০``.
+    ``ch10`` -> ``অধ্যায় ১০``; an unlabelled paragraph after a unit, such as the closing words after a
+    list of clauses, ``26(2)(b).para1`` -> ``ধারা ২৬(২)(খ)-এর পরের অনুচ্ছেদ`` (it is not clause (খ) itself,
+    which must not share its citation).
     """
     if label.startswith("ch"):
         return f"অধ্যায় {to_bangla_digits(label[2:])}"
     tail = ""
     base = label
-    m = re.search(r"\.(proviso|explanation)(\d+)$", label)
+    m = re.search(r"\.(proviso|explanation|para)(\d+)$", label)
     if m:
         base = label[: m.start()]
-        tail = "-এর শর্তাংশ" if m.group(1) == "proviso" else "-এর ব্যাখ্যা"
+        # No paragraph number: a digit in a claim's framing would read as a number the quote must contain.
+        tail = {"proviso": "-এর শর্তাংশ", "explanation": "-এর ব্যাখ্যা", "para": "-এর পরের অনুচ্ছেদ"}[m.group(1)]
     head = re.match(r"^([0-9]+[A-Z]*)", base)
     if not head:
         return f"ধারা {to_bangla_digits(base)}{tail}"

@@ -18,6 +18,7 @@ import streamlit as st
 from labourcrew.gate.clarify import parse_facts
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import Fact
+from labourcrew.ledger.records import ReleaseStatus
 from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS
 from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.normalize import display_form, to_bangla_digits
@@ -86,9 +87,17 @@ def read_input(backend_line: str = "") -> AskInput:
     Args:
         backend_line: the configured backend, shown next to the version selector.
     """
-    st.text_area("প্রশ্ন (question)", key="ask_q", height=110, placeholder=PLACEHOLDER, max_chars=MAX_QUESTION_CHARS)
-    st.caption(f"সর্বোচ্চ {to_bangla_digits(f'{MAX_QUESTION_CHARS:,}')} অক্ষর; এর বেশি লেখা যাবে না "
-               f"(at most {MAX_QUESTION_CHARS:,} characters, the same limit as the command line).")
+    # No max_chars: the browser silently drops a paste longer than the limit (the box was left empty and
+    # the Ask button then said "the question is empty"); the length is checked here and on Ask instead.
+    st.text_area("প্রশ্ন (question)", key="ask_q", height=110, placeholder=PLACEHOLDER)
+    n = len(st.session_state.get("ask_q", "") or "")
+    if n > MAX_QUESTION_CHARS:
+        st.warning(f"প্রশ্নটি {to_bangla_digits(f'{n:,}')} অক্ষরের; সর্বোচ্চ {to_bangla_digits(f'{MAX_QUESTION_CHARS:,}')} "
+                   f"অক্ষর — মূল আইনি বিষয়টুকু রেখে ছোট করুন (the question is {n:,} characters long; the limit is "
+                   f"{MAX_QUESTION_CHARS:,}: shorten it to its legal issue).")
+    else:
+        st.caption(f"সর্বোচ্চ {to_bangla_digits(f'{MAX_QUESTION_CHARS:,}')} অক্ষর "
+                   f"(at most {MAX_QUESTION_CHARS:,} characters, the same limit as the command line).")
     st.caption("উদাহরণ — একবার ক্লিক করলেই জিজ্ঞাসা করা হবে (examples, one click asks):")
     cols = st.columns(2)
     for i, text in enumerate(EXAMPLES):
@@ -249,8 +258,11 @@ def _closest(result: AskResult) -> None:
         return
     st.markdown("#### সবচেয়ে কাছের যে বিধানগুলো পাওয়া গেছে — যাচাই করা হয়নি (closest provisions found — NOT verified "
                 "to answer the question)")
+    # Under τ = ∞ every quote is withheld for the same reason, said once above: not under each one.
+    fails_closed = result.gate_mode == "calibrated" and math.isinf(result.tau)
     for c in o.closest:
-        why = f"<br><small>কেন প্রকাশ করা হয়নি (why withheld): {html.escape(c.why_withheld)}</small>" if c.why_withheld else ""
+        why = (f"<br><small>কেন প্রকাশ করা হয়নি (why withheld): {html.escape(c.why_withheld)}</small>"
+               if c.why_withheld and not fails_closed else "")
         st.markdown(f"<div class='lc-closest lc-unverified' data-testid='lc-closest'><span class='lc-cite'>"
                     f"{html.escape(c.citation)} · যাচাই করা হয়নি</span><br>«{html.escape(c.text)}»{why}</div>",
                     unsafe_allow_html=True)
@@ -270,8 +282,15 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
     if result.gate_mode == "calibrated" and math.isinf(result.tau):
         st.warning("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) "
                    "এই ব্যবস্থার জন্য ভুলের হার প্রতিশ্রুত সীমার নিচে রাখার মতো কোনো সীমা পায়নি (τ = ∞): "
-                   "কোনো উদ্ধৃতি প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত। "
-                   f"({result.calibration_note or 'no calibration record'})")
+                   "কোনো উদ্ধৃতি প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত।")
+        # The record's note is the statistician's English: behind an expander, not in the worker's way.
+        with st.expander("পরিসংখ্যানগত বিবরণ (statistical detail, English)"):
+            st.caption(result.calibration_note or "no calibration record")
+    elif result.gate_mode == "categorical" and result.status != ReleaseStatus.UNDECIDED:
+        st.warning("অক্যালিব্রেটেড গেট: উদ্ধৃতিগুলো হুবহু আইনের পাঠ এবং নিরীক্ষক সমর্থন করেছেন, কিন্তু ভুলের হারের "
+                   "কোনো পরিমাপিত সীমা নেই — উদ্ধৃত বিধানটি আপনার প্রশ্নের উত্তর নাও হতে পারে; আইনজীবীর সঙ্গে মিলিয়ে নিন "
+                   "(uncalibrated, categorical gate: the quotes are verbatim and the auditor supported them, but no "
+                   "calibrated risk bound stands behind this status: a quoted provision may not govern your question).")
     st.markdown("#### মতামত (opinion)")
     _opinion(result)
     _clarify(result)

@@ -60,6 +60,7 @@ def test_ask_shows_progress_status_badge_and_highlighted_spans(app_page):
     assert at.status and at.status[0].state == "complete"
     badges = [m.value for m in at.markdown if "lc-badge" in m.value]
     assert len(badges) == 1 and "TGLO" in badges[0] and "উদ্ধৃত আইনের পাঠ দ্বারা সমর্থিত" in badges[0]
+    assert not any("অক্যালিব্রেটেড গেট" in w.value for w in at.warning)  # calibrated: no such warning
     passages = [m.value for m in at.markdown if "lc-passage" in m.value]
     assert passages and all("<mark class='lc-span'>" in p for p in passages)
     assert any("ধারা ২৭(১)" in p for p in passages)
@@ -69,6 +70,17 @@ def test_ask_shows_progress_status_badge_and_highlighted_spans(app_page):
     # The English parallel is marked unofficial.
     at.toggle(key="ask_english").set_value(True).run()
     assert any("unofficial translation" in m.value for m in at.markdown if "lc-english" in m.value)
+
+
+def test_a_categorical_answer_says_no_risk_bound_stands_behind_it(app_page, monkeypatch):
+    monkeypatch.setenv("LABOURCREW_GATE__MODE", "categorical")
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input(QUESTION)
+    at.button(key="ask_submit").click().run()
+    _no_problem(at)
+    badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
+    assert "UNDECIDED" not in badge  # this question releases under the categorical gate
+    assert any(w.value.startswith("অক্যালিব্রেটেড গেট") and "no calibrated risk bound" in w.value for w in at.warning)
 
 
 def test_example_question_asks_in_one_click(app_page):
@@ -85,6 +97,18 @@ def test_bad_question_shows_a_message_not_a_traceback(app_page):
     at.button(key="ask_submit").click().run()  # empty question
     assert not at.exception
     assert at.error and "যা করবেন" in at.error[0].value
+
+
+def test_an_over_long_question_is_kept_and_refused_with_its_length(app_page):
+    at = app_page("app.py").run()
+    long_q = "আমার মালিক বেতন দেয় না। " * 200  # 5,000 characters, as a pasted story would be
+    assert len(long_q) == 5000
+    at.text_area(key="ask_q").set_value(long_q).run()
+    assert at.text_area(key="ask_q").value == long_q  # the text is not dropped
+    assert at.warning and "৫,০০০" in at.warning[0].value and "4,000" in at.warning[0].value
+    at.button(key="ask_submit").click().run()
+    assert not at.exception
+    assert at.error and "4,000" in at.error[0].value and "empty" not in at.error[0].value
 
 
 def test_run_inspector_explains_each_claim(app_page, app_env):

@@ -60,7 +60,8 @@ def test_a_sentence_with_a_carve_out_stays_whole() -> None:
 @pytest.mark.parametrize(
     ("label", "expected"),
     [("27(1)", "ধারা ২৭(১)"), ("27(3A)", "ধারা ২৭(৩ক)"), ("2(10)(b)", "ধারা ২(১০)(খ)"),
-     ("46(1).proviso1", "ধারা ৪৬(১)-এর শর্তাংশ"), ("2(10).explanation1", "ধারা ২(১০)-এর ব্যাখ্যা"), ("ch10", "অধ্যায় ১০")],
+     ("46(1).proviso1", "ধারা ৪৬(১)-এর শর্তাংশ"), ("2(10).explanation1", "ধারা ২(১০)-এর ব্যাখ্যা"), ("ch10", "অধ্যায় ১০"),
+     ("26(2)(b).para1", "ধারা ২৬(২)(খ)-এর পরের অনুচ্ছেদ"), ("233(1)(g).para2", "ধারা ২৩৩(১)(ছ)-এর পরের অনুচ্ছেদ")],
 )
 def test_bangla_citation_labels(label: str, expected: str) -> None:
     assert citation_label_bn(label) == expected

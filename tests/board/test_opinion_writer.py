@@ -94,3 +94,37 @@ def test_english_rendering_marks_the_translation(graph: StatuteGraph, real_claim
     for b in op.english:
         assert "unofficial" in b.label
         assert b.outdated == graph.english[f"2025:{b.section}"].outdated
+
+
+def _pack_of(graph: StatuteGraph, ranked: list[tuple[str, float]]):
+    from labourcrew.ledger.records import EvidenceItem, EvidencePack
+
+    items = []
+    for n, rel in ranked:
+        u = graph.units[n]
+        items.append(EvidenceItem(node_id=n, section=u.section, level=u.level, text=u.text, channels=["dense"],
+                                  score=rel, provenance=1.0, relevance=rel))
+    return EvidencePack(items=items)
+
+
+def test_closest_provisions_follow_the_pack_and_keep_a_proviso_with_its_rule(real_claims, graph):
+    from labourcrew.gate.opinion_writer import closest_provisions
+
+    # Nothing released; the withheld claims quote 27(1)..46(2). The pack (the relevance model's order)
+    # leads with 46(1)'s proviso, then 46(2), 27(1), 46(1): the rule must come with its proviso, first.
+    gate = gate_of(real_claims, [False] * len(real_claims))
+    pack = _pack_of(graph, [("2025:46(1).proviso1", 0.6), ("2025:46(2)", 0.5), ("2025:27(1)", 0.4),
+                            ("2025:46(1)", 0.3), ("2025:118(1)", 0.02)])
+    got = [c.node_id for c in closest_provisions(gate, pack, limit=4, floor=0.07)]
+    assert got == ["2025:46(1)", "2025:46(1).proviso1", "2025:46(2)", "2025:27(1)"]
+    # a proviso whose rule no longer fits is left out rather than listed alone
+    got3 = [c.node_id for c in closest_provisions(gate, pack, limit=3, floor=0.07)]
+    assert "2025:46(1).proviso1" in got3 and "2025:46(1)" in got3
+    got1 = [c.node_id for c in closest_provisions(gate, pack, limit=1, floor=0.07)]
+    assert got1 == ["2025:46(2)"]
+    # a unit below the quoting floor is never listed; a quoted unit carries its withheld claim
+    listed = closest_provisions(gate, pack, limit=10, floor=0.07)
+    assert "2025:118(1)" not in [c.node_id for c in listed]
+    assert all(c.claim_id and c.why_withheld for c in listed)
+    # without a pack: the withheld claims' units
+    assert [c.node_id for c in closest_provisions(gate, None, limit=2)] == ["2025:27(1)", "2025:27(3)"]

