@@ -72,11 +72,14 @@ def test_ask_shows_progress_status_badge_and_highlighted_spans(app_page):
     assert any("unofficial translation" in m.value for m in at.markdown if "lc-english" in m.value)
 
 
-def test_a_categorical_answer_says_no_risk_bound_stands_behind_it(app_page, monkeypatch):
+def test_a_categorical_answer_says_no_risk_bound_stands_behind_it(app_page, app_env, monkeypatch):
     monkeypatch.setenv("LABOURCREW_GATE__MODE", "categorical")
+    before = set(app_env.runs.rglob("*.json"))
     at = app_page("app.py").run()
     at.text_area(key="ask_q").input(QUESTION)
     at.button(key="ask_submit").click().run()
+    for path in set(app_env.runs.rglob("*.json")) - before:  # the other tests read the module's fixture runs
+        path.unlink()
     _no_problem(at)
     badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
     assert "UNDECIDED" not in badge  # this question releases under the categorical gate
