@@ -55,7 +55,7 @@ from labourcrew.ledger.gate import (
 )
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
 from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first
-from labourcrew.statute.model import Level
+from labourcrew.statute.model import ENGLISH_VERSION, Level
 from labourcrew.statute.normalize import display_form, normalize, to_bangla_digits
 
 __all__ = [
@@ -495,10 +495,12 @@ _ROMAN = re.compile(r"[A-Za-z]")
 _BN_ANY = re.compile(r"[\u0980-\u09ff]")
 
 
-def _hints(question: str, spotting: object | None) -> list[str]:
+def _hints(question: str, spotting: object | None, version: str = "2025") -> list[str]:
     out = []
     language = getattr(spotting, "language", None)
-    if language in ("en", "bn-latn") or (language is None and _ROMAN.search(question) and not _BN_ANY.search(question)):
+    latin = language in ("en", "bn-latn") or (language is None and _ROMAN.search(question) and not _BN_ANY.search(question))
+    # Against the English text an English question is the right script: no hint.
+    if latin and not (version == ENGLISH_VERSION and language == "en"):
         out.append("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
                    "writing the question in Bangla script works best (the Act's text is Bangla)")
     if getattr(spotting, "injection", None):
@@ -629,7 +631,7 @@ def write_opinion(
         status_line_bn=framing.text, direct_answer=answer, qualifiers=qualifiers, incomplete=incomplete,
         amendments=amendments, closest=closest, parts=list(gate.parts),
         premise_notes=_premise_notes(gate, question, answer), facts=assumed, clarifications=asked,
-        hints=_hints(question, spotting), guarantee_bn=guarantee_bn, guarantee_en=guarantee_en,
+        hints=_hints(question, spotting, version), guarantee_bn=guarantee_bn, guarantee_en=guarantee_en,
     )
 
 

@@ -128,3 +128,17 @@ def test_closest_provisions_follow_the_pack_and_keep_a_proviso_with_its_rule(rea
     assert all(c.claim_id and c.why_withheld for c in listed)
     # without a pack: the withheld claims' units
     assert [c.node_id for c in closest_provisions(gate, None, limit=2)] == ["2025:27(1)", "2025:27(3)"]
+
+
+def test_the_bangla_script_hint_is_not_given_for_the_english_text():
+    from types import SimpleNamespace
+
+    from labourcrew.gate.opinion_writer import _hints
+
+    english = SimpleNamespace(language="en", injection=[])
+    q = "How many days of casual leave does a worker get?"
+    assert any("Bangla script works best" in h for h in _hints(q, english, "2025"))
+    assert not any("Bangla script works best" in h for h in _hints(q, english, "en-2018"))
+    # romanised Bangla is still better written in Bangla script, whatever the text
+    banglish = SimpleNamespace(language="bn-latn", injection=[])
+    assert any("Bangla script works best" in h for h in _hints("koto din chuti pabo", banglish, "en-2018"))
