@@ -235,6 +235,16 @@ def _inputs(result: AskResult, graph: StatuteGraph) -> GateInputs:
     return gate_inputs(graph, _spotting(result), result.question, result.statute_version, result.facts)
 
 
+def _role_status(result: AskResult) -> dict[str, RoleStatus]:
+    """The saved run's role statuses as the gate reads them."""
+    return {
+        role: RoleStatus(role=role, status=v.get("status", "ok"), attempts=int(v.get("attempts", 0)),
+                         error=v.get("error"), latency_ms=float(v.get("latency_ms", 0.0)),
+                         backend=str(v.get("backend", "")))
+        for role, v in result.role_status.items()
+    }
+
+
 def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGraph,
            mode: GateMode | None = None) -> GateResult:
     """The gate's decision for a saved run under ``calibration`` (module docstring).
@@ -248,17 +258,11 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
     Returns:
         The :class:`GateResult`.
     """
-    role_status = {
-        role: RoleStatus(role=role, status=v.get("status", "ok"), attempts=int(v.get("attempts", 0)),
-                         error=v.get("error"), latency_ms=float(v.get("latency_ms", 0.0)),
-                         backend=str(v.get("backend", "")))
-        for role, v in result.role_status.items()
-    }
     inputs = _inputs(result, graph)
     return decide(
         _ledger_claims(result), result.findings, result.evidence_pack,
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
-        role_status=role_status, primary=inputs.primary,
+        role_status=_role_status(result), primary=inputs.primary,
         context_of=graph.section_context, premise_errors=inputs.premise_errors, parts=inputs.parts,
         qualifiers_of=inputs.qualifiers_of,
     )
@@ -309,7 +313,7 @@ def regate_with_checks(
              for c in released]
     status, _, cov, _, _, _ = settle(
         shown, _ledger_claims(result, keep=[c.claim_id for c in released]),
-        role_status={r: str(s.get("status", "ok")) for r, s in result.role_status.items()},
+        role_status=_role_status(result),
         primary=inputs.primary, context_of=context_of or graph.section_context, parts=inputs.parts,
         premise_errors=inputs.premise_errors, qualifiers_of=inputs.qualifiers_of,
     )

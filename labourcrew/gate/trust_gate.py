@@ -384,7 +384,7 @@ def settle(
     released: Sequence[GatedClaim],
     claims: Sequence[Claim],
     *,
-    role_status: Mapping[str, RoleStatus | str],
+    role_status: Mapping[str, RoleStatus],
     primary: PrimaryIssue,
     context_of: Callable[[str], str],
     parts: Sequence[QuestionPart] = (),
@@ -400,7 +400,7 @@ def settle(
     Args:
         released: the released claims (gated; their citations' ``verified`` flags are read).
         claims: the same claims as ledger claims (coverage and parts read their citations).
-        role_status: role -> status record or status string (``failed`` ones degrade).
+        role_status: role -> aggregated status (``failed`` ones degrade).
         primary: the question's primary issue (coverage).
         context_of: node id -> section text (coverage).
         parts: the question's parts (:func:`question_parts`).
@@ -413,7 +413,7 @@ def settle(
         ``(status, reason, coverage, failed roles, parts with answered flags, withheld qualifiers)``.
     """
     cov = coverage(primary, list(claims), context_of)
-    failed = sorted(r for r, s in role_status.items() if (s if isinstance(s, str) else s.status) == "failed")
+    failed = sorted(r for r, s in role_status.items() if s.status == "failed")
     status, why = release_status(released, failed, cov.covered)
     if uncalibrated_note is not None and status != ReleaseStatus.UNDECIDED:
         status = ReleaseStatus.DEGRADED

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from labourcrew.relevance.dataset import (
+    RELEVANCE_DEV_DIR,
+    TRAIN_DIR,
     TrainItem,
     coverage,
     dev_overlap,
@@ -21,8 +23,9 @@ def items() -> list[TrainItem]:
     return load_train()
 
 
-def test_every_label_and_span_verifies_against_the_graph(items, graph):
-    problems = verify_train(items, graph)
+@pytest.mark.parametrize("folder", [TRAIN_DIR, RELEVANCE_DEV_DIR], ids=["train", "relevance_dev"])
+def test_every_label_and_span_verifies_against_the_graph(folder, graph):
+    problems = verify_train(load_train(folder), graph)
     assert problems == [], problems[:10]
 
 
