@@ -19,9 +19,18 @@ from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
 from labourcrew.statute.normalize import normalize
 
 __all__ = ["DevItem", "GoldSpan", "CATEGORIES", "ANSWERABLE", "load_dataset", "verify_item", "verify_dataset",
-           "DEFAULT_DATASET"]
+           "DEFAULT_DATASET", "calibration_extension"]
 
 DEFAULT_DATASET = REPO_ROOT / "data" / "eval" / "dev_v1.jsonl"
+
+
+def calibration_extension() -> list[Path]:
+    """The calibration-only question files ``data/eval/cal_v2_*.jsonl`` (dev format), sorted by name.
+
+    They are used only to calibrate the Trust Gate (``data/calibration/README.md``): never to train,
+    tune or report, so every training or development set is checked against them.
+    """
+    return sorted((REPO_ROOT / "data" / "eval").glob("cal_v2_*.jsonl"))
 
 CATEGORIES = (
     "direct_factual",

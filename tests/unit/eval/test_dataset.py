@@ -55,22 +55,17 @@ def test_bad_file_is_a_clear_data_error(tmp_path):
         load_dataset(tmp_path / "missing.jsonl")
 
 
-def _calibration_extension():
-    from labourcrew.graph.statute_graph import REPO_ROOT
-
-    return sorted((REPO_ROOT / "data" / "eval").glob("cal_v2_*.jsonl"))
-
-
 def test_calibration_extension_verifies_and_restates_nothing(items, graph):
     """The added calibration questions (``data/eval/cal_v2_*.jsonl``): gold spans verify, ids are new,
     and none restates a dev question, a training question or a demo question."""
+    from labourcrew.eval.datasets import calibration_extension
     from labourcrew.relevance.dataset import dev_overlap, load_train
     from labourcrew.ui.ask import EXAMPLES
 
-    paths = _calibration_extension()
+    paths = calibration_extension()
     assert paths, "no calibration extension files"
     extra = [it for p in paths for it in load_dataset(p)]
-    assert len(extra) >= 80
+    assert len(extra) >= 250
     assert verify_dataset(extra, graph) == []
     ids = [it.id for it in extra]
     assert len(set(ids)) == len(ids) and not set(ids) & {it.id for it in items}

@@ -4,11 +4,10 @@ readable by the retrieval benchmark with each issue's gold units as its gold lab
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from labourcrew.eval.bench_retrieval import load_dev
+from labourcrew.eval.datasets import calibration_extension, load_dataset
 from labourcrew.relevance.dataset import (
     RELEVANCE_DEV_DIR,
     TrainItem,
@@ -17,7 +16,6 @@ from labourcrew.relevance.dataset import (
     dev_questions,
     load_train,
 )
-from labourcrew.settings import REPO_ROOT
 
 from .test_train_data import _demo_questions
 
@@ -43,8 +41,7 @@ def test_never_trained_on_and_no_restatement(items):
     train = load_train()
     assert not {it.id for it in items} & {it.id for it in train}
     assert not {it.question for it in items} & {it.question for it in train}
-    cal = [json.loads(line)["question_bn"] for name in ("cal_v2_G.jsonl", "cal_v2_H.jsonl")
-           for line in (REPO_ROOT / "data" / "eval" / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    cal = [it.question_bn for path in calibration_extension() for it in load_dataset(path)]
     assert dev_overlap(items, [*dev_questions(), *cal]) == []
     assert dev_overlap(items, _demo_questions()) == []
     assert dev_overlap(items, [it.question for it in train], threshold=0.8) == []
