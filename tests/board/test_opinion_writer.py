@@ -142,3 +142,18 @@ def test_the_bangla_script_hint_is_not_given_for_the_english_text():
     # romanised Bangla is still better written in Bangla script, whatever the text
     banglish = SimpleNamespace(language="bn-latn", injection=[])
     assert any("Bangla script works best" in h for h in _hints("koto din chuti pabo", banglish, "en-2018"))
+
+
+def test_a_question_naming_the_other_texts_year_is_told_which_text_answered():
+    """'২০১৮ সালের আইনে' answered from the 2025 text says so and names the version to choose (and back)."""
+    from labourcrew.gate.opinion_writer import _hints
+
+    q18 = "২০১৮ সালের আইনে মাতৃত্বকালীন ছুটি কত দিন ছিল?"
+    note = [h for h in _hints(q18, None, "2025") if "choose statute version 2018" in h]
+    assert len(note) == 1 and note[0].startswith("প্রশ্নে ২০১৮ সালের উল্লেখ আছে")
+    assert not any("choose statute version" in h for h in _hints(q18, None, "2018"))
+    assert any("choose statute version 2025" in h for h in _hints("after the 2025 amendment, how many days?", None, "en-2018"))
+    # Both years named (a comparison), no year, or a year inside a longer number: no note.
+    for q, v in (("২০১৮ আর ২০২৫ সালের আইনে পার্থক্য কী?", "2025"), ("মাতৃত্বকালীন ছুটি কত দিন?", "2025"),
+                 ("আমার বেতন ১২০১৮০ টাকা", "2025")):
+        assert not any("choose statute version" in h for h in _hints(q, None, v)), q
