@@ -15,11 +15,11 @@ from labourcrew.ui.resources import board_key, cached_board, cached_graph
 ctx = frame.page("প্রশ্ন করুন · Ask", "বাংলাদেশ শ্রম আইন, ২০০৬ — প্রতিটি দাবি আইনের হুবহু পাঠে প্রমাণিত।")
 with frame.guard(ctx.settings):
     request = ask.read_input(frame.backend_summary(ctx.settings) if ctx.settings else "")
-    if request.submitted and ctx.settings is not None:
+    if request.submitted and ctx.settings is not None and not ask.is_repeat(request):
         started = time.monotonic()  # the time shown includes loading the board on the first question
         board = cached_board(board_key(ctx.settings), ctx.settings)
         ask.remember(ask.run_with_progress(
-            stream(request.question, version=request.version, board=board, facts=request.facts), started))
+            stream(request.question, version=request.version, board=board, facts=request.facts), started), request)
     answer = ask.remembered()
     if answer is not None:
         ask.render_answer(answer, cached_graph())

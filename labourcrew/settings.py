@@ -199,6 +199,10 @@ DEFAULT_CEILINGS: dict[str, dict[str, int]] = {
 
 
 DEFAULT_FUSION_WEIGHTS: dict[str, float] = {"dense": 1.0, "lexical": 1.0, "sparse": 1.0, "exact": 2.0}
+# Evidence Pack order: the best-ranked units followed by the units they cross-refer to, and how many of
+# those (labourcrew.retrieval.pipeline.order_pack, where the measurement is).
+XREF_FOLLOW_TOP = 2
+XREF_FOLLOW_MAX = 2
 
 
 class RetrievalSettings(_Group):
@@ -232,6 +236,14 @@ class RetrievalSettings(_Group):
     )
     pack_cap: int = Field(
         default=24, ge=1, description="Most units packed into the evidence set for the board."
+    )
+    xref_follow_top: int = Field(
+        default=XREF_FOLLOW_TOP, ge=0, le=24,
+        description="The best-ranked units that the units they cross-refer to follow in the Evidence Pack (0: off).",
+    )
+    xref_follow_max: int = Field(
+        default=XREF_FOLLOW_MAX, ge=0, le=24,
+        description="Most cross-referenced units that follow one unit (the best-scored on the pack).",
     )
     fusion_weights: dict[Literal["dense", "lexical", "sparse", "exact"], float] = Field(
         default_factory=lambda: dict(DEFAULT_FUSION_WEIGHTS),

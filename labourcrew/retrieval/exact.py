@@ -81,6 +81,9 @@ _SHAPE = re.compile(
     rf"(?<![০-৯0-9A-Za-z(\u0980-\u09ff])({_NUM}\s?(?:{_SUB}(?:\s?{_CL})?|{_CL}))"
 )
 _ITEM = re.compile(_REF)
+# A question that is nothing but a label ("২৭", "27A", "৪৬(১)?"): a look-up, the way the StatuteGraph page
+# is searched. Inside a sentence a bare number stays an amount ("২৭ দিন", "৪৫ জন").
+_WHOLE = re.compile(rf"^\s*({_REF})\s*[?？।.]?\s*$")
 
 
 class SectionRef(BaseModel):
@@ -161,6 +164,9 @@ def _ref_matches(text: str) -> list[tuple[int, int, str, str]]:
     for m in _SHAPE.finditer(text):
         add(m.start(1), m.end(1), m.group(1), _label(m.group(1)))
         taken.append(m.span(1))
+    whole = _WHOLE.match(text) if not found else None
+    if whole:
+        add(whole.start(1), whole.end(1), whole.group(1), _label(whole.group(1)))
     found.sort()
     return found
 

@@ -17,6 +17,7 @@ from labourcrew.gate.agreement import agreement_report
 from labourcrew.gate.annotation_queue import Progress, QueueItem
 from labourcrew.gate.labels import Label, LabelStore, is_adjudicator
 from labourcrew.statute.ids import citation_label_bn
+from labourcrew.ui.frame import html_text
 from labourcrew.viz.passages import highlight
 
 __all__ = ["LABEL_NAMES", "SHORTCUTS", "read_annotator", "read_options", "skipped", "render_progress",
@@ -126,10 +127,10 @@ def _move(step: int) -> None:
 
 def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list[Label], *, blind: bool) -> None:
     """The claim to label, its cited spans in the unit text, label buttons (1/2/3), ←/→, others' labels."""
-    st.markdown(f"<div class='lc-annot-question'>প্রশ্ন: {html.escape(item.question)}</div>", unsafe_allow_html=True)
+    st.markdown(f"<div class='lc-annot-question'>প্রশ্ন: {html_text(item.question)}</div>", unsafe_allow_html=True)
     st.caption(f"run `{item.run_id}` · claim `{item.claim_id}` · {item.side} · version {item.statute_version} · "
                f"key `{item.key}`")
-    st.markdown(f"<div class='lc-claim'><div class='lc-claim-head'>দাবি (claim)</div>{html.escape(item.text)}</div>",
+    st.markdown(f"<div class='lc-claim'><div class='lc-claim-head'>দাবি (claim)</div>{html_text(item.text)}</div>",
                 unsafe_allow_html=True)
     for ev in item.evidence:
         label = citation_label_bn(ev.node_id.partition(":")[2])

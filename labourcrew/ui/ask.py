@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,10 +20,10 @@ from labourcrew.gate.clarify import parse_facts
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import Fact
 from labourcrew.ledger.records import ReleaseStatus
-from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS
+from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS, clean_question
 from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.normalize import display_form, to_bangla_digits
-from labourcrew.ui.frame import link
+from labourcrew.ui.frame import html_text, link
 from labourcrew.viz.charts import fmt_tau
 from labourcrew.viz.run_view import PHASES, cited_passages, phase_of, unique_backends
 from labourcrew.viz.statute import VERSION_NAMES, version_notice
@@ -70,10 +71,27 @@ def _use_fact(key: str, value: str) -> None:
     st.session_state["ask_go"] = True
 
 
-def remember(result: AskResult | None) -> None:
-    """Keep the last answer of this browser session (shown again on reruns)."""
+REPEAT_S = 5.0
+"""Asking the same thing again within this many seconds shows the answer just given (a double click on
+Ask ran the board twice and saved two identical runs)."""
+
+
+def _request_key(request: AskInput) -> tuple[str, str, tuple[Fact, ...]]:
+    return clean_question(request.question), request.version, tuple(request.facts)
+
+
+def is_repeat(request: AskInput) -> bool:
+    """Whether ``request`` repeats the answer of the last :data:`REPEAT_S` seconds (not run again)."""
+    last = st.session_state.get("ask_last")
+    return last is not None and last[0] == _request_key(request) and time.monotonic() - last[1] < REPEAT_S
+
+
+def remember(result: AskResult | None, request: AskInput | None = None) -> None:
+    """Keep the last answer of this browser session (shown again on reruns) and what was asked."""
     if result is not None:
         st.session_state["ask_result"] = result
+        if request is not None:
+            st.session_state["ask_last"] = (_request_key(request), time.monotonic())
 
 
 def remembered() -> AskResult | None:
@@ -90,7 +108,7 @@ def read_input(backend_line: str = "") -> AskInput:
     # No max_chars: the browser silently drops a paste longer than the limit (the box was left empty and
     # the Ask button then said "the question is empty"); the length is checked here and on Ask instead.
     st.text_area("প্রশ্ন (question)", key="ask_q", height=110, placeholder=PLACEHOLDER)
-    n = len(st.session_state.get("ask_q", "") or "")
+    n = len(clean_question(st.session_state.get("ask_q", "") or ""))
     if n > MAX_QUESTION_CHARS:
         st.warning(f"প্রশ্নটি {to_bangla_digits(f'{n:,}')} অক্ষরের; সর্বোচ্চ {to_bangla_digits(f'{MAX_QUESTION_CHARS:,}')} "
                    f"অক্ষর — মূল আইনি বিষয়টুকু রেখে ছোট করুন (the question is {n:,} characters long; the limit is "
@@ -168,9 +186,11 @@ def run_with_progress(events: Any, started: float | None = None) -> AskResult | 
                                 f"{time.monotonic() - t0:.1f} s)")
         if result is not None:
             total = time.monotonic() - t0
-            status.update(label=f"সম্পন্ন (done) — মোট {total:.1f} s (বোর্ড {result.latency_s:.1f} s; "
-                                f"বাকিটা প্রথমবার মডেল ও সূচি লোড — the rest is first-time loading)", state="complete",
-                          expanded=False)
+            # The loading note only when loading took noticeable time (the first question of a session).
+            loading = total - result.latency_s
+            note = ("; বাকিটা প্রথমবার মডেল ও সূচি লোড — the rest is first-time loading" if loading >= 1.0 else "")
+            status.update(label=f"সম্পন্ন (done) — মোট {total:.1f} s (বোর্ড {result.latency_s:.1f} s{note})",
+                          state="complete", expanded=False)
         else:
             status.update(label="বোর্ড থেমে গেছে (stopped)", state="error")
     return result
@@ -231,10 +251,11 @@ def _opinion(result: AskResult) -> None:
     real_parts = [p for p in o.parts if not p.injection]
     if len(real_parts) > 1:
         st.markdown("**প্রশ্নের অংশ (parts of the question)**")
-        for p in real_parts:
-            st.markdown(f"- অংশ {to_bangla_digits(str(p.index))}: "
-                        + ("✓ উত্তর দেওয়া হয়েছে (answered)" if p.answered else "✗ যাচাই করা যায়নি (not answered)")
-                        + f" — {html.escape(p.text)}")
+        items = "".join(
+            f"<li>অংশ {to_bangla_digits(str(p.index))}: "
+            + ("✓ উত্তর দেওয়া হয়েছে (answered)" if p.answered else "✗ যাচাই করা যায়নি (not answered)")
+            + f" — {html_text(p.text)}</li>" for p in real_parts)
+        st.markdown(f"<ul class='lc-parts'>{items}</ul>", unsafe_allow_html=True)
     for h in o.hints:
         st.info(h)
 
@@ -307,9 +328,9 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
             for c in withheld:
                 cites = ", ".join(citation_label_bn(e.node_id.split(":", 1)[-1]) for e in c.evidence) or "—"
                 quote = " … ".join(display_form(e.matched_text or e.span) for e in c.evidence)
-                st.markdown(f"- **{html.escape(cites)}** — «{html.escape(quote)}»  \n"
-                            f"  <small>{c.claim_id} ({c.side.value}) · যাচাই করা হয়নি (not verified): "
-                            f"{html.escape(c.rejection_reason or '')}</small>", unsafe_allow_html=True)
+                st.markdown(f"<p class='lc-withheld'><b>{html_text(cites)}</b> — «{html_text(quote)}»<br>"
+                            f"<small>{c.claim_id} ({c.side.value}) · যাচাই করা হয়নি (not verified): "
+                            f"{html_text(c.rejection_reason or '')}</small></p>", unsafe_allow_html=True)
     link("pages/1_Run_inspector.py", "এই রানের বিস্তারিত নিরীক্ষা (Run inspector) →", {"run": result.run_id})
     st.caption("এটি আইনি পরামর্শ নয়। নিজের ক্ষেত্রে সিদ্ধান্তের আগে একজন আইনজীবী বা শ্রম আদালতের সহায়তা নিন। (Not legal advice.)")
 

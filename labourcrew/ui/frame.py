@@ -157,6 +157,18 @@ def page(title: str, subtitle: str = "", *, icon: str = "⚖️") -> PageContext
     return PageContext(settings=settings)
 
 
+def html_text(text: str) -> str:
+    """``text`` a user typed (a question, its parts) or a quote, for a one-line HTML block in ``st.markdown``.
+
+    HTML-escaped, line breaks as ``<br>``: inside an HTML block markdown is not parsed, so a pasted
+    ``[x](https://…)`` or ``![x](https://…)`` shows as typed instead of becoming a link or a remote
+    image, and a blank line in the text cannot end the block and let what follows be parsed.
+    Use it with ``unsafe_allow_html=True`` and a block that starts with a tag (``<p>``, ``<div>``).
+    """
+    escaped = html.escape(text, quote=False)
+    return re.sub(r"\r\n|\r|\n", "<br>", escaped)
+
+
 def link(page_path: str, label: str, params: dict[str, str] | None = None) -> None:
     """A link to another page with query params (a plain caption if the page cannot be linked)."""
     try:

@@ -16,7 +16,7 @@ from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord, GatedClaim
 from labourcrew.settings import Settings
 from labourcrew.ui.ask import render_passage, status_badge
-from labourcrew.ui.frame import chart, link
+from labourcrew.ui.frame import chart, html_text, link
 from labourcrew.viz.charts import (
     fmt_tau,
     role_timeline_figure,
@@ -155,7 +155,7 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
 
 def render_run(result: AskResult, graph: StatuteGraph, settings: Settings | None) -> None:
     """The whole inspector for one run."""
-    st.markdown(f"**প্রশ্ন (question):** {html.escape(result.question)}")
+    st.markdown(f"<p class='lc-question'><b>প্রশ্ন (question):</b> {html_text(result.question)}</p>", unsafe_allow_html=True)
     status_badge(result.status.value, result.status_reason)
     st.caption(f"run `{result.run_id}` · {result.created} · version {result.statute_version} · backends: "
                f"{', '.join(unique_backends(result))} · mode {result.gate_mode}, τ = {fmt_tau(result.tau)}, "

@@ -92,4 +92,8 @@ def pick_run(settings: Settings | None, *, key: str, default_run: str | None = N
     ids = [r.run_id for r in runs]
     labels = {r.run_id: f"{r.created[:19].replace('T', ' ')} · {r.status} · {r.question[:60]}" for r in runs}
     index = ids.index(default_run) if default_run in ids else 0
+    if default_run and default_run not in ids:
+        # A shared link to a run that is not here: say so, rather than silently showing another run.
+        st.warning(f"রানটি পাওয়া যায়নি: ‘{default_run[:40]}’ — সর্বশেষ রান দেখানো হচ্ছে; নিচে অন্য রান বেছে নিন "
+                   f"(run not found: showing the newest run instead; pick another below)")
     return st.selectbox("সংরক্ষিত রান (saved run)", ids, index=index, format_func=labels.get, key=key)

@@ -345,3 +345,56 @@ def test_evaluation_page_reads_the_harness_results(app_page):
     _no_problem(at)
     assert len(at.get("plotly_chart")) == 3 and at.dataframe
 
+
+
+def test_markdown_pasted_into_a_question_stays_text_on_ask_and_in_the_run_inspector(app_page, app_env):
+    """A pasted link or image is shown as typed: never a live link or a remote image (parts list,
+    run inspector's question line), rendered as Streamlit renders markdown (CommonMark + HTML)."""
+    from markdown_it import MarkdownIt
+
+    render = MarkdownIt("commonmark", {"html": True}).render
+    q = ("**মাতৃত্বকালীন** ছুটি কত দিন? [এখানে ক্লিক](https://evil.example/phish) ওভারটাইমের হার কত? "
+         "![x](https://evil.example/track.png) নোটিশ কত দিন?")
+    before = set(app_env.runs.rglob("*.json"))
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input(q)
+    at.button(key="ask_submit").click().run()
+    _no_problem(at)
+    new = set(app_env.runs.rglob("*.json")) - before
+    try:
+        parts = [m.value for m in at.markdown if "lc-parts" in m.value]
+        assert parts and "evil.example/phish" in parts[0]  # the text is shown ...
+        ri = app_page("pages/1_Run_inspector.py")
+        ri.query_params["run"] = next(iter(new)).stem
+        ri.run()
+        _no_problem(ri)
+        assert any("lc-question" in m.value and "evil.example/track.png" in m.value for m in ri.markdown)
+        for page in (at, ri):  # ... but never as markup
+            html_out = "".join(render(m.value) for m in page.markdown)
+            assert "<a href=\"https://evil" not in html_out and "<img src=\"https://evil" not in html_out
+    finally:
+        for path in new:  # the other tests read the module's fixture runs
+            path.unlink()
+
+
+def test_a_link_to_an_unknown_run_says_so(app_page):
+    at = app_page("pages/1_Run_inspector.py")
+    at.query_params["run"] = "doesnotexist"
+    at.run()
+    assert not at.exception
+    assert any("রানটি পাওয়া যায়নি" in w.value and "run not found" in w.value for w in at.warning)
+
+
+def test_a_double_click_on_ask_runs_and_saves_once(app_page, app_env):
+    q = "নৈমিত্তিক ছুটি জমা রাখা যায় কি?"
+    before = set(app_env.runs.rglob("*.json"))
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input(q)
+    at.button(key="ask_submit").click().run()
+    at.button(key="ask_submit").click().run()  # the second click of a double click
+    new = set(app_env.runs.rglob("*.json")) - before
+    for path in new:  # the other tests read the module's fixture runs
+        path.unlink()
+    _no_problem(at)
+    assert len(new) == 1
+    assert [m.value for m in at.markdown if "lc-badge" in m.value]  # the answer is still shown

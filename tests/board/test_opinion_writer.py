@@ -157,3 +157,29 @@ def test_a_question_naming_the_other_texts_year_is_told_which_text_answered():
     for q, v in (("২০১৮ আর ২০২৫ সালের আইনে পার্থক্য কী?", "2025"), ("মাতৃত্বকালীন ছুটি কত দিন?", "2025"),
                  ("আমার বেতন ১২০১৮০ টাকা", "2025")):
         assert not any("choose statute version" in h for h in _hints(q, None, v)), q
+
+
+def test_a_bangla_question_to_the_english_text_is_told_to_ask_in_english():
+    from labourcrew.gate.opinion_writer import _hints
+
+    q = "শ্রমিক বছরে কয়দিন নৈমিত্তিক ছুটি পান?"
+    assert any("ask in English" in h for h in _hints(q, None, "en-2018"))
+    assert not any("ask in English" in h for h in _hints(q, None, "2025"))
+    assert not any("ask in English" in h for h in _hints("How many days of casual leave?", None, "en-2018"))
+
+
+def test_a_quote_stating_two_amounts_gets_no_one_phrase_short_answer(graph: StatuteGraph):
+    """46(1) grants 60 days before a birth and 60 after: «৬০ দিন» alone would read as the whole leave,
+    so no short answer is given (the quote is shown); 27(1)'s one amount still gives one."""
+    from types import SimpleNamespace
+
+    from labourcrew.gate.opinion_writer import direct_answer
+
+    def claim(node_id: str):
+        text = graph.units[node_id].text
+        ev = SimpleNamespace(node_id=node_id, span=text, matched_text=text)
+        return SimpleNamespace(claim_id="w1", evidence=[ev])
+
+    assert direct_answer([claim("2025:46(1)")], "মাতৃত্বকালীন ছুটি কত দিন?") is None
+    resign = direct_answer([claim("2025:27(1)")], "চাকরি ছাড়তে কত দিনের নোটিশ দিতে হবে?")
+    assert resign is not None and resign.phrase == "ষাট দিনের"

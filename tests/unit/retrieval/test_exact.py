@@ -100,3 +100,12 @@ def test_omitted_units_never_resolve(graph):
     assert omitted
     for u in omitted:
         assert resolve_label(graph, "2025", u.label) is None
+
+
+@pytest.mark.parametrize(("question", "labels"), [
+    ("২৭", ["27"]), ("27", ["27"]), ("২৭ক", ["27A"]), (" ৪৬(১)? ", ["46(1)"]), ("২৭।", ["27"]),
+    # inside a sentence a bare number is an amount, not a section
+    ("২৭ দিন", []), ("আমি ২৭ বছর চাকরি করেছি", []), ("1000", []),
+])
+def test_a_question_that_is_only_a_label_is_a_section_lookup(question, labels):
+    assert section_labels(question) == labels

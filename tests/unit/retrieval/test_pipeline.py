@@ -192,3 +192,61 @@ def test_direct_provenance_is_relative_floored_and_capped():
     assert direct_provenance(0.3, 0.0, 1) == 1.0  # degenerate fusion: no information
     values = [direct_provenance(s / 10, 1.0, 1) for s in range(11)]
     assert values == sorted(values) and all(0 < v <= 1 for v in values)
+
+
+def _item(graph, node_id: str, relevance: float):
+    from labourcrew.ledger.records import EvidenceItem
+
+    u = graph.units[node_id]
+    return EvidenceItem(node_id=node_id, section=u.section, level=u.level, text=u.text, channels=["dense"],
+                        score=relevance, provenance=1.0, relevance=relevance)
+
+
+def test_a_top_unit_is_followed_by_the_units_it_cross_refers_to(graph):
+    """128 (deductions for housing 'under section 125(2)(d)') pulls its reference up from the bottom
+    of the pack; 14(3), which names six sections, brings only its two best-scored; a unit ranked
+    third brings none (settings.retrieval.xref_follow_top / xref_follow_max); 0 turns it off."""
+    from labourcrew.retrieval.pipeline import order_pack
+
+    assert (load_settings().retrieval.xref_follow_top, load_settings().retrieval.xref_follow_max) == (2, 2)
+    fillers = ["2025:129(a)", "2025:126(1)", "2025:130", "2025:125(2)(f)", "2025:125(2)(i)", "2025:126(2)",
+               "2025:123(1)", "2025:122(1)", "2025:124", "2025:131(1)"]
+    items = [_item(graph, "2025:128", 0.9)] + [_item(graph, n, 0.8 - k / 100) for k, n in enumerate(fillers)]
+    items.append(_item(graph, "2025:125(2)(d)", 0.01))
+    ids = [i.node_id for i in order_pack(items, graph, 10)]
+    assert ids[:2] == ["2025:128", "2025:125(2)(d)"] and len(ids) == 10
+    assert "2025:125(2)(d)" not in [i.node_id for i in order_pack(items, graph, 10, xref_top=0)]
+    # Six references: the two best-scored on the pack follow 14(3), the others keep their rank.
+    refs = {"2025:19": 0.05, "2025:20": 0.04, "2025:23": 0.03, "2025:22": 0.02}
+    items = [_item(graph, "2025:14(3)", 0.9)] + [_item(graph, n, 0.8 - k / 100) for k, n in enumerate(fillers)]
+    items += [_item(graph, n, r) for n, r in refs.items()]
+    ids = [i.node_id for i in order_pack(items, graph, 15)]
+    assert ids[:3] == ["2025:14(3)", "2025:19", "2025:20"]
+    assert ids[-2:] == ["2025:23", "2025:22"]
+    # Ranked third, 128 is not followed by its reference.
+    items = [_item(graph, "2025:129(a)", 0.95), _item(graph, "2025:126(1)", 0.93), _item(graph, "2025:128", 0.9),
+             _item(graph, "2025:125(2)(d)", 0.01)]
+    assert [i.node_id for i in order_pack(items, graph, 10)][-1] == "2025:125(2)(d)"
+
+
+def test_a_housing_deduction_question_gets_the_rule_and_the_clause_it_refers_to(retriever):
+    res = retriever.retrieve("বাসস্থান সুবিধার জন্য মজুরি হইতে কর্তন কত পর্যন্ত করা যায়?", "2025")
+    ids = [i.node_id for i in res.evidence_pack.items]
+    assert ids[:2] == ["2025:128", "2025:125(2)(d)"]
+
+
+def test_the_ask_page_counts_a_question_as_validation_does():
+    """Spaces and line breaks of a pasted story do not count: the Ask page's warning and the error use
+    one length (clean_question); a question just over the limit only by its spaces is accepted."""
+    from labourcrew.retrieval.pipeline import clean_question
+
+    raw = "ক  \n" * 1200 + "খ"  # 4,801 characters as pasted, 2,401 once spaces collapse
+    assert len(raw) > MAX_QUESTION_CHARS
+    q = validate_question(raw)
+    assert q == clean_question(raw) and len(q) <= MAX_QUESTION_CHARS
+
+
+def test_a_bare_section_number_retrieves_that_section_first(retriever):
+    for q in ("২৭", "27"):
+        res = retriever.retrieve(q, "2025")
+        assert res.evidence_pack.items[0].node_id == "2025:27", q
