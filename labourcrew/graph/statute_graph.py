@@ -287,8 +287,11 @@ def check_version(version: str) -> str:
     return version
 
 
+# The tails citation_label_bn writes after a label ("ধারা ১১৫-এর শর্তাংশ"): what the app shows can be searched.
+_BN_TAILS = {"শর্তাংশ": ".proviso1", "ব্যাখ্যা": ".explanation1", "পরের অনুচ্ছেদ": ".para1"}
 _QUERY = re.compile(
-    rf"^\s*(?:ধারা|section|sec\.?|s\.)?\s*([0-9০-৯]+)\s*([A-Za-z{_BN_LETTERS}]?)\s*((?:\(\s*[0-9০-৯]+\s*[A-Za-z{_BN_LETTERS}]?\s*\))?(?:\(\s*[a-z{_BN_LETTERS}]{{1,3}}\s*\))?)\s*(?:ধারা)?\s*$",
+    rf"^\s*(?:ধারা|section|sec\.?|s\.)?\s*([0-9০-৯]+)\s*([A-Za-z{_BN_LETTERS}]?)\s*((?:\(\s*[0-9০-৯]+\s*[A-Za-z{_BN_LETTERS}]?\s*\))?(?:\(\s*[a-z{_BN_LETTERS}]{{1,3}}\s*\))?)\s*(?:ধারা)?"
+    rf"\s*(?:-?\s*এর\s*({'|'.join(_BN_TAILS)}))?\s*$",
     re.IGNORECASE,
 )
 
@@ -297,7 +300,10 @@ def parse_section_query(query: str) -> str | None:
     """Turn a section reference typed by a person into an ASCII label, or None.
 
     '27' -> '27'; '২৭' -> '27'; '27(3A)' / '২৭(৩ক)' -> '27(3A)'; '2(10)(b)' / '২(১০)(খ)' -> '2(10)(b)';
-    'ধারা ২৭', 'section 27', '২৭ ধারা' -> '27'; '345c' -> '345C'.
+    'ধারা ২৭', 'section 27', '২৭ ধারা' -> '27'; '345c' -> '345C'; and the citations the app shows
+    (:func:`~labourcrew.statute.ids.citation_label_bn`): 'ধারা ১১৫-এর শর্তাংশ' -> '115.proviso1',
+    '২(১০)-এর ব্যাখ্যা' -> '2(10).explanation1', '২৬(২)(খ)-এর পরের অনুচ্ছেদ' -> '26(2)(b).para1' (the first
+    one: the citation does not number them).
     """
     q = normalize.collapse_ws(__import__("unicodedata").normalize("NFC", query or ""))
     m = _QUERY.match(q)
@@ -319,6 +325,9 @@ def parse_section_query(query: str) -> str | None:
             label += f"({parse_bn.clause_letter(part)})"
         else:
             label += f"({part.lower()})"
+    tail = m.group(4)
+    if tail:
+        label += _BN_TAILS[normalize.collapse_ws(tail)]
     return label
 
 

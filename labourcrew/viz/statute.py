@@ -101,7 +101,7 @@ class SectionView(BaseModel):
 def _resolve(graph: StatuteGraph, version: str, query: str) -> str:
     query = (query or "").strip()
     if not query:
-        raise InputError("no section given", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭ বা 27(3A)।")
+        raise InputError("কোনো ধারা লেখা হয়নি — no section given", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭ বা 27(3A)।")
     if ":" in query:
         if query not in graph.units:
             raise InputError(f"unknown node id {query!r}", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭।")

@@ -106,3 +106,23 @@ def test_context_text_includes_section_title(graph: StatuteGraph):
 def test_levels_present(graph: StatuteGraph):
     levels = {u.level for u in graph.version_units("2025")}
     assert {Level.CHAPTER, Level.SECTION, Level.SUBSECTION, Level.CLAUSE, Level.PROVISO, Level.EXPLANATION} <= levels
+
+
+def test_every_citation_the_app_shows_can_be_searched_back(graph):
+    """citation_label_bn's output (what an answer shows) parses back to the unit's label, provisos,
+    explanations and trailing paragraphs included (numbered 1: the citation does not number them),
+    for every 2025 unit down to clause level."""
+    import re
+
+    from labourcrew.statute.ids import citation_label_bn
+
+    shape = re.compile(r"^\d+[A-Z]*(\(\d+[A-Z]*\))?(\([a-z]+\))?(\.(proviso|explanation|para)\d+)?$")
+    checked = 0
+    for node_id, unit in graph.units.items():
+        if not node_id.startswith("2025:") or not shape.match(unit.label):
+            continue
+        expect = re.sub(r"\.(proviso|explanation|para)\d+$", lambda m: f".{m.group(1)}1", unit.label)
+        assert parse_section_query(citation_label_bn(unit.label)) == expect, unit.label
+        checked += 1
+    assert checked > 2000
+    assert parse_section_query("১১৫-এর শর্তাংশ") == "115.proviso1"
