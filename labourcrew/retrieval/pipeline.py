@@ -229,7 +229,11 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
     following 1, 2 or all references gave the same): dev calibration split + ``cal_v2_G/H``, 182
     answerable, recall@10 0.816 -> 0.820, multi-hop 0.642 -> 0.689; ``cal_v2_I/J/K``, 138, 0.825 ->
     0.833, multi-hop 0.713 -> 0.769; MRR 0.713 -> 0.709 and 0.728 -> 0.719 (a reference takes the
-    second place). Chapter units (only a title, reached by hopping
+    second place); definitional 0.898 -> 0.880 and 0.796 -> 0.796. (The same idea was rejected on
+    2026-12-02 night with the earlier pack, uncapped, on the 90-question dev calibration split: recall@10
+    0.897 -> 0.886 at top 1; measured again here on 320 questions with the current model.) Reporting split,
+    measured after the choice (``bench retrieval --split report``): recall@10 0.819 -> 0.828, multi-hop
+    0.521 -> 0.583, no other category moved, MRR 0.675 -> 0.676. Chapter units (only a title, reached by hopping
     along parent edges) go last: they carry no rule text, and measured on the dev set moving them last lifts
     recall@10 of hybrid + Link Hopper from 0.708 to 0.711 (multi-hop 0.617 to 0.633).
 
