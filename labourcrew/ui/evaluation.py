@@ -100,7 +100,10 @@ def render_results(results: EvalResults) -> None:
     configs = results.configs_for(group) or results.configs
     if metric:
         chart(metric_by_category_figure(results, metric, configs), key="ev_cat")
-        if str(results.info.get("tau")) in ("inf", "∞") and results.info.get("gate_mode", "calibrated") == "calibrated":
+        gated_na = any(r.kind == "system" and r.category == OVERALL and math.isnan(r.metrics.get(metric, math.nan))
+                       for r in results.rows if r.config in configs)
+        if gated_na and str(results.info.get("tau")) in ("inf", "∞") \
+                and results.info.get("gate_mode", "calibrated") == "calibrated":
             # Precision of released claims is undefined when the gate released nothing: not a score of 0.
             st.caption("n/a: গেট কিছুই প্রকাশ করেনি (τ = ∞, ব্যর্থ-বন্ধ), তাই প্রকাশিত দাবির মেট্রিক অসংজ্ঞায়িত; বেসলাইনগুলোর "
                        "কোনো গেট নেই, তারা সবকিছু প্রকাশ করে — n/a: the gate released nothing (τ = ∞, fails closed), so "

@@ -69,12 +69,13 @@ def show_error(exc: BaseException, settings: Settings | None = None, *, what: st
     """Show ``exc`` as a message with what to do (no traceback; secrets redacted)."""
     head = f"{what}: " if what else ""
     if isinstance(exc, LabourCrewError):
-        st.error(f"{head}{redact(str(exc), settings)}\n\n**যা করবেন (what to do):** {redact(exc.help_message, settings)}",
+        # The message may quote what a user typed or put in the URL: shown as text, never as markup.
+        st.error(f"{head}{md_text(redact(str(exc), settings))}\n\n**যা করবেন (what to do):** {redact(exc.help_message, settings)}",
                  icon=":material/error:")
         logger.warning("%s%s", head, redact(str(exc), settings))
     else:
         st.error(
-            f"{head}অপ্রত্যাশিত সমস্যা ({type(exc).__name__}): {redact(str(exc), settings)[:300]}\n\n"
+            f"{head}অপ্রত্যাশিত সমস্যা ({type(exc).__name__}): {md_text(redact(str(exc), settings)[:300])}\n\n"
             "**যা করবেন (what to do):** পৃষ্ঠাটি আবার চালান (Rerun). সমস্যা থাকলে সার্ভারের লগ দেখুন এবং "
             "`make test` চালিয়ে পরিবেশ যাচাই করুন।",
             icon=":material/error:",
@@ -155,6 +156,17 @@ def page(title: str, subtitle: str = "", *, icon: str = "⚖️") -> PageContext
     if subtitle:
         st.caption(subtitle)
     return PageContext(settings=settings)
+
+
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
+
+
+def md_text(text: str) -> str:
+    """``text`` from outside (a URL parameter, a search box, an error that quotes one) for a markdown
+    context (``st.warning``, ``st.error``): HTML-escaped and markdown punctuation backslash-escaped, so
+    ``[x](https://…)`` or ``![x](…)`` shows as typed, never as a link or a remote image.
+    """
+    return _MD_PUNCT.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
 def html_text(text: str) -> str:

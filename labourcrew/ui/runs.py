@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from labourcrew.settings import Settings
+from labourcrew.ui.frame import md_text
 from labourcrew.viz.run_view import Marks, run_marks
 
 if TYPE_CHECKING:
@@ -60,8 +61,9 @@ def load(settings: Settings | None, run_id: str) -> AskResult:
     for path, mtime in run_files(settings):
         if Path(path).stem.endswith(f"_{run_id}"):
             return _load_file(path, mtime)
-    raise DataError(f"no saved run {run_id!r}",
-                    help_message="Ask a question on the Ask page first, or pick a run from the list.")
+    raise DataError(f"সংরক্ষিত রানটি পাওয়া যায়নি — no saved run {run_id!r}",
+                    help_message="Ask পৃষ্ঠায় একটি প্রশ্ন করুন, অথবা তালিকা থেকে একটি রান বেছে নিন — "
+                                 "ask a question on the Ask page first, or pick a run from the list.")
 
 
 def all_results(settings: Settings | None) -> list[AskResult]:
@@ -78,10 +80,21 @@ def all_results(settings: Settings | None) -> list[AskResult]:
 
 
 def marks_for(settings: Settings | None, run_id: str | None, claim_id: str | None) -> Marks:
-    """Graph marks for a run (or one claim of it); empty marks without a run id."""
+    """Graph marks for a run (or one claim of it); empty marks without a run id.
+
+    A run that is not here (an old or mistyped link) is said in a warning and the section is still
+    shown, unmarked: the section is what the link was for.
+    """
+    from labourcrew.errors import DataError
+
     if not run_id:
         return Marks()
-    return run_marks(load(settings, run_id), claim_id)
+    try:
+        return run_marks(load(settings, run_id), claim_id)
+    except DataError:
+        st.warning(f"রানটি পাওয়া যায়নি: ‘{md_text(run_id[:40])}’ — ধারাটি চিহ্ন ছাড়া দেখানো হচ্ছে "
+                   "(run not found: the section is shown without its marks)")
+        return Marks()
 
 
 def pick_run(settings: Settings | None, *, key: str, default_run: str | None = None) -> str | None:
@@ -94,6 +107,6 @@ def pick_run(settings: Settings | None, *, key: str, default_run: str | None = N
     index = ids.index(default_run) if default_run in ids else 0
     if default_run and default_run not in ids:
         # A shared link to a run that is not here: say so, rather than silently showing another run.
-        st.warning(f"রানটি পাওয়া যায়নি: ‘{default_run[:40]}’ — সর্বশেষ রান দেখানো হচ্ছে; নিচে অন্য রান বেছে নিন "
+        st.warning(f"রানটি পাওয়া যায়নি: ‘{md_text(default_run[:40])}’ — সর্বশেষ রান দেখানো হচ্ছে; নিচে অন্য রান বেছে নিন "
                    f"(run not found: showing the newest run instead; pick another below)")
     return st.selectbox("সংরক্ষিত রান (saved run)", ids, index=index, format_func=labels.get, key=key)

@@ -104,7 +104,7 @@ def _resolve(graph: StatuteGraph, version: str, query: str) -> str:
         raise InputError("কোনো ধারা লেখা হয়নি — no section given", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭ বা 27(3A)।")
     if ":" in query:
         if query not in graph.units:
-            raise InputError(f"unknown node id {query!r}", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭।")
+            raise InputError(f"অজানা নোড — unknown node id {query!r}", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭।")
         return query
     check_version(version)
     # An exact ASCII label (any level, e.g. '26(2)(b).para1' from a claim) first, then the parser.

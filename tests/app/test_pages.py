@@ -403,3 +403,36 @@ def test_a_double_click_on_ask_runs_and_saves_once(app_page, app_env):
     _no_problem(at)
     assert len(new) == 1
     assert [m.value for m in at.markdown if "lc-badge" in m.value]  # the answer is still shown
+
+
+def test_markup_in_url_parameters_and_the_search_box_stays_text(app_page):
+    """A shared link's ?run= / ?node= and a typed search are quoted in warnings and errors as text:
+    never a live link or a remote image (CommonMark + HTML, as Streamlit renders)."""
+    from markdown_it import MarkdownIt
+
+    render = MarkdownIt("commonmark", {"html": True}).render
+
+    def rendered(at) -> str:
+        return "".join(render(str(el.value)) for kind in ("warning", "error", "markdown") for el in getattr(at, kind))
+
+    ri = app_page("pages/1_Run_inspector.py")
+    ri.query_params["run"] = "![i](https://evil.example/t.png)[clk](https://evil.example/x)"
+    ri.run()
+    assert not ri.exception and any("run not found" in w.value for w in ri.warning)
+    sg = app_page("pages/2_StatuteGraph.py")
+    sg.query_params["node"] = "2025:[a](https://evil.example/p)"
+    sg.run()
+    assert not sg.exception and sg.error
+    for at in (ri, sg):
+        out = rendered(at)
+        assert "evil.example" in out and "<a href=\"https://evil" not in out and "<img src=\"https://evil" not in out
+
+
+def test_a_statute_link_from_a_missing_run_still_shows_the_section(app_page):
+    at = app_page("pages/2_StatuteGraph.py")
+    at.query_params["node"] = "2025:27"
+    at.query_params["run"] = "doesnotexist"
+    at.run()
+    _no_problem(at)
+    assert any("রানটি পাওয়া যায়নি" in w.value and "run not found" in w.value for w in at.warning)
+    assert at.subheader and "২৭" in at.subheader[0].value

@@ -139,9 +139,12 @@ def test_the_bangla_script_hint_is_not_given_for_the_english_text():
     q = "How many days of casual leave does a worker get?"
     assert any("Bangla script works best" in h for h in _hints(q, english, "2025"))
     assert not any("Bangla script works best" in h for h in _hints(q, english, "en-2018"))
-    # romanised Bangla is still better written in Bangla script, whatever the text
+    # romanised Bangla: Bangla script for the Bangla text, English for the English text
     banglish = SimpleNamespace(language="bn-latn", injection=[])
-    assert any("Bangla script works best" in h for h in _hints("koto din chuti pabo", banglish, "en-2018"))
+    assert any("Bangla script works best" in h for h in _hints("koto din chuti pabo", banglish, "2025"))
+    on_english = _hints("koto din chuti pabo", banglish, "en-2018")
+    assert any("ask in English" in h for h in on_english)
+    assert not any("Bangla script works best" in h for h in on_english)
 
 
 def test_a_question_naming_the_other_texts_year_is_told_which_text_answered():
@@ -183,3 +186,22 @@ def test_a_quote_stating_two_amounts_gets_no_one_phrase_short_answer(graph: Stat
     assert direct_answer([claim("2025:46(1)")], "মাতৃত্বকালীন ছুটি কত দিন?") is None
     resign = direct_answer([claim("2025:27(1)")], "চাকরি ছাড়তে কত দিনের নোটিশ দিতে হবে?")
     assert resign is not None and resign.phrase == "ষাট দিনের"
+
+
+def test_units_the_question_names_are_listed_first_whatever_the_model_rates_them(graph: StatuteGraph):
+    """'ধারা ২৭': the learned model rates the named units below the quoting floor (a bare label has no
+    content to match); they are still the closest provisions, first."""
+    from labourcrew.gate.opinion_writer import closest_provisions
+    from labourcrew.ledger.gate import GateResult
+    from labourcrew.ledger.records import EvidenceItem, EvidencePack
+
+    def item(node_id, channel, relevance):
+        u = graph.units[node_id]
+        return EvidenceItem(node_id=node_id, section=u.section, level=u.level, text=u.text, channels=[channel],
+                            score=relevance, provenance=1.0, relevance=relevance)
+
+    pack = EvidencePack(items=[item("2025:27", "exact", 0.003), item("2025:125(2)(i)", "lexical", 0.30),
+                               item("2025:27(1)", "exact", 0.035), item("2025:10", "dense", 0.02)])
+    gate = GateResult.model_construct(claims=[])
+    listed = [p.node_id for p in closest_provisions(gate, pack, floor=0.07)]
+    assert listed == ["2025:27(1)", "2025:125(2)(i)"]  # 27 has no text of its own; 10 is below the floor
