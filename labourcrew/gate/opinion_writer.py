@@ -419,7 +419,7 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
     ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
     left out: a question that matches nothing ("hello") lists nothing rather than three unrelated
-    provisions. Units the question names (the exact channel) come first, whatever their rating. A unit a withheld claim quoted carries that claim's id and why it was withheld.
+    provisions. Units the question names (the exact channel) are kept whatever their rating, in pack order. A unit a withheld claim quoted carries that claim's id and why it was withheld.
     Without a pack, the withheld claims' units, best trust score first. A proviso or explanation is
     listed only with its rule when the rule is on the pack, and right after it (:func:`rules_first`).
 
@@ -437,12 +437,10 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         for e in c.evidence:
             withheld.setdefault(e.node_id, c)
     if pack is not None and pack.items:
-        # Units the question names ("ধারা ২৭", "২৭(৩ক)": the exact channel) come first and whatever the
-        # model rates them: a worker who names a section asked for it ("২৭" listed 2(1) and 14(3) only).
-        named = [(i.node_id, i.text) for i in pack.items if "exact" in i.channels and i.text.strip()]
-        found = named + [(i.node_id, i.text) for i in pack.items
-                         if "exact" not in i.channels and i.text.strip()
-                         and (i.relevance is None or i.relevance >= floor)]
+        # Units the question names ("ধারা ২৭", "২৭(৩ক)": the exact channel) are kept whatever the model
+        # rates them: a bare label has nothing to match, and "ধারা ২৭" listed nothing of 27.
+        found = [(i.node_id, i.text) for i in pack.items
+                 if i.text.strip() and ("exact" in i.channels or i.relevance is None or i.relevance >= floor)]
     else:
         quoted = {e.node_id: e.matched_text or e.span for c in withheld.values() for e in c.evidence}
         found = [(n, quoted[n]) for n in withheld]

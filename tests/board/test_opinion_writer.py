@@ -188,9 +188,11 @@ def test_a_quote_stating_two_amounts_gets_no_one_phrase_short_answer(graph: Stat
     assert resign is not None and resign.phrase == "ষাট দিনের"
 
 
-def test_units_the_question_names_are_listed_first_whatever_the_model_rates_them(graph: StatuteGraph):
+def test_units_the_question_names_are_listed_whatever_the_model_rates_them(graph: StatuteGraph):
     """'ধারা ২৭': the learned model rates the named units below the quoting floor (a bare label has no
-    content to match); they are still the closest provisions, first."""
+    content to match); they are still listed, in the pack's order. (Putting them first was measured:
+    dev calibration split, first listed in a gold section 0.711 -> 0.644, because a question that names
+    a section is usually about one sub-section of it.)"""
     from labourcrew.gate.opinion_writer import closest_provisions
     from labourcrew.ledger.gate import GateResult
     from labourcrew.ledger.records import EvidenceItem, EvidencePack
@@ -204,4 +206,4 @@ def test_units_the_question_names_are_listed_first_whatever_the_model_rates_them
                                item("2025:27(1)", "exact", 0.035), item("2025:10", "dense", 0.02)])
     gate = GateResult.model_construct(claims=[])
     listed = [p.node_id for p in closest_provisions(gate, pack, floor=0.07)]
-    assert listed == ["2025:27(1)", "2025:125(2)(i)"]  # 27 has no text of its own; 10 is below the floor
+    assert listed == ["2025:125(2)(i)", "2025:27(1)"]  # 27 has no text of its own; 10 is below the floor
