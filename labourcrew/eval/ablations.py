@@ -60,7 +60,7 @@ from labourcrew.ledger.records import (
 from labourcrew.ledger.retrieval import RetrievalPlan
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY
 from labourcrew.retrieval.pipeline import assemble_pack
-from labourcrew.settings import Settings
+from labourcrew.settings import XREF_FOLLOW_MAX, XREF_FOLLOW_TOP, Settings
 from labourcrew.statute.model import EdgeType, Level
 
 __all__ = [
@@ -344,6 +344,9 @@ class VariantRetrieval:
         self.planner = planner
         self.pack_cap = pack_cap
         self.decay = getattr(inner, "decay", DEFAULT_DECAY)
+        retrieval = getattr(getattr(inner, "settings", None), "retrieval", None)
+        self.xref_follow = ((retrieval.xref_follow_top, retrieval.xref_follow_max) if retrieval is not None
+                            else (XREF_FOLLOW_TOP, XREF_FOLLOW_MAX))
 
     def check_version(self, version: str) -> str:
         return self.inner.check_version(version)
@@ -370,7 +373,8 @@ class VariantRetrieval:
         return self.inner.search(self._plan(plan), version, channels=self.channels or channels)
 
     def expand(self, direct: list[EvidenceItem], plan: RetrievalPlan, version: str) -> EvidencePack:
-        return assemble_pack(self.graph, direct, self._plan(plan), pack_cap=self.pack_cap, decay=self.decay)
+        return assemble_pack(self.graph, direct, self._plan(plan), pack_cap=self.pack_cap, decay=self.decay,
+                             xref_follow=self.xref_follow)
 
 
 class Chunk(BaseModel):

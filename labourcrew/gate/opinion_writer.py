@@ -56,7 +56,7 @@ from labourcrew.ledger.gate import (
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
 from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first
 from labourcrew.statute.model import ENGLISH_VERSION, Level
-from labourcrew.statute.normalize import display_form, normalize, to_bangla_digits
+from labourcrew.statute.normalize import display_form, normalize, to_ascii_digits, to_bangla_digits
 
 __all__ = [
     "GUARANTEE_HOOK",
@@ -312,10 +312,9 @@ def direct_answer(
             quote = ev.matched_text or ev.span
             # A quote that states two amounts (46(1): 60 days before the birth *and* 60 after) has no
             # one-phrase answer: «৬০ দিন» alone would read as the whole entitlement. The quote is shown.
-            if len(_PHRASE.findall(quote)) > 1:
-                continue
-            phrase = _phrase(quote)
-            if phrase:
+            phrases = [m.group(0).strip() for m in _PHRASE.finditer(quote)]
+            if len(phrases) == 1:
+                phrase = phrases[0]
                 cite = citation_label_bn(ev.node_id.split(":", 1)[-1])
                 return DirectAnswer(text_bn=_direct_line(phrase, cite, True), phrase=phrase, quote=quote,
                                     node_id=ev.node_id, citation=cite, claim_id=claim.claim_id)
@@ -419,7 +418,8 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
     ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
     left out: a question that matches nothing ("hello") lists nothing rather than three unrelated
-    provisions. Units the question names (the exact channel) are kept whatever their rating, in pack order. A unit a withheld claim quoted carries that claim's id and why it was withheld.
+    provisions. Units the question names (the exact channel) are kept whatever their rating, in pack
+    order. A unit a withheld claim quoted carries that claim's id and why it was withheld.
     Without a pack, the withheld claims' units, best trust score first. A proviso or explanation is
     listed only with its rule when the rule is on the pack, and right after it (:func:`rules_first`).
 
@@ -510,7 +510,7 @@ def _version_hint(question: str, version: str) -> str | None:
 
     None when it names no such year, or names the year of the text that was read.
     """
-    years = {y.translate(str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")) for y in _TEXT_YEAR.findall(question)}
+    years = {to_ascii_digits(y) for y in _TEXT_YEAR.findall(question)}
     read = "2025" if version == "2025" else "2018"  # en-2018 translates the 2018 text
     if not years or read in years:
         return None

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from labourcrew.errors import DataError, InputError
 from labourcrew.fileio import write_text_atomic
 from labourcrew.statute import crossref, english, model, normalize, parse_bn
+from labourcrew.statute.ids import BN_TAILS
 from labourcrew.statute.model import (
     DEFAULT_VERSION,
     ENGLISH_LABEL,
@@ -288,7 +289,7 @@ def check_version(version: str) -> str:
 
 
 # The tails citation_label_bn writes after a label ("ধারা ১১৫-এর শর্তাংশ"): what the app shows can be searched.
-_BN_TAILS = {"শর্তাংশ": ".proviso1", "ব্যাখ্যা": ".explanation1", "পরের অনুচ্ছেদ": ".para1"}
+_BN_TAILS = {bn: f".{kind}1" for kind, bn in BN_TAILS.items()}
 _QUERY = re.compile(
     rf"^\s*(?:ধারা|section|sec\.?|s\.)?\s*([0-9০-৯]+)\s*([A-Za-z{_BN_LETTERS}]?)\s*((?:\(\s*[0-9০-৯]+\s*[A-Za-z{_BN_LETTERS}]?\s*\))?(?:\(\s*[a-z{_BN_LETTERS}]{{1,3}}\s*\))?)\s*(?:ধারা)?"
     rf"\s*(?:-?\s*এর\s*({'|'.join(_BN_TAILS)}))?\s*$",

@@ -223,18 +223,18 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
     the answer's second half, and 332A(1) names no penalty (calibration questions: multi-hop
     recall@10 0.736 -> 0.819, nothing else moved). Each of the ``xref_top`` best units is also
     followed by the units its text refers to (``cross_ref``) that are on the pack, the ``xref_max``
-    best-scored of them (``settings.retrieval.xref_follow_top`` / ``xref_follow_max``, 2 and 2): a rule that works through another provision (128:
-    housing deductions "under section 125(2)(d)") needs that provision in the answer, and the model,
+    best-scored of them (``settings.retrieval.xref_follow_top`` / ``xref_follow_max``, 2 and 2): a
+    rule that works through another provision (128: housing deductions "under section 125(2)(d)") needs that provision in the answer, and the model,
     scoring each unit alone, ranks it low. Measured on the calibration questions (3 LightGBM seeds;
     following 1, 2 or all references gave the same): dev calibration split + ``cal_v2_G/H``, 182
     answerable, recall@10 0.816 -> 0.820, multi-hop 0.642 -> 0.689; ``cal_v2_I/J/K``, 138, 0.825 ->
     0.833, multi-hop 0.713 -> 0.769; MRR 0.713 -> 0.709 and 0.728 -> 0.719 (a reference takes the
     second place); definitional 0.898 -> 0.880 and 0.796 -> 0.796. (The same idea was rejected on
     2026-12-02 night with the earlier pack, uncapped, on the 90-question dev calibration split: recall@10
-    0.897 -> 0.886 at top 1; measured again here on 320 questions with the current model.) Reporting split,
-    measured after the choice (``bench retrieval --split report``): recall@10 0.819 -> 0.828, multi-hop
-    0.521 -> 0.583, no other category moved, MRR 0.675 -> 0.676. Chapter units (only a title, reached by hopping
-    along parent edges) go last: they carry no rule text, and measured on the dev set moving them last lifts
+    0.897 -> 0.886 at top 1; measured again here on 320 questions with the current model.) Reporting
+    split, measured after the choice (``bench retrieval --split report``): recall@10 0.819 -> 0.828,
+    multi-hop 0.521 -> 0.583, no other category moved, MRR 0.675 -> 0.676. Chapter units (only a
+    title, reached by hopping along parent edges) go last: they carry no rule text, and measured on the dev set moving them last lifts
     recall@10 of hybrid + Link Hopper from 0.708 to 0.711 (multi-hop 0.617 to 0.633).
 
     Measured and rejected (dev set, 150 answerable questions): a section-diverse order (one unit
@@ -257,11 +257,14 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
         At most ``cap`` items, unique node ids.
     """
     by_id = {i.node_id: i for i in items}
-    # Learned relevance, when present, replaces the fused score as the ordering key.
+
+    def strength(i: EvidenceItem) -> float:
+        # Learned relevance, when present, replaces the fused score as the ordering key.
+        return i.relevance if i.relevance is not None else i.score
+
     ranked = sorted(
         items,
-        key=lambda i: (graph.units[i.node_id].level == Level.CHAPTER,
-                       -(i.relevance if i.relevance is not None else i.score), i.hop_depth,
+        key=lambda i: (graph.units[i.node_id].level == Level.CHAPTER, -strength(i), i.hop_depth,
                        graph.units[i.node_id].order),
     )
     if not ranked:
@@ -288,7 +291,7 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
             follow = [*follow, *penalties_citing(graph, item.node_id)]
         if k < xref_top:
             refs = sorted((t for t in graph.units[item.node_id].cross_refs if t in by_id and t not in seen),
-                          key=lambda t: -(by_id[t].relevance if by_id[t].relevance is not None else by_id[t].score))
+                          key=lambda t: -strength(by_id[t]))
             follow = [*follow, *refs[:xref_max]]
         for p in follow:
             if p in by_id and p not in seen:

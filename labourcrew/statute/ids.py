@@ -14,7 +14,11 @@ from labourcrew.statute.normalize import to_bangla_digits
 from labourcrew.statute.parse_bn import BN_CONSONANTS
 
 __all__ = ["rules_first", "qualified_rule", "section_of_label", "is_section_label", "label_within", "within_any", "citation_label_bn",
-           "split_node_id"]
+           "split_node_id", "BN_TAILS"]
+
+BN_TAILS: dict[str, str] = {"proviso": "শর্তাংশ", "explanation": "ব্যাখ্যা", "para": "পরের অনুচ্ছেদ"}
+"""What :func:`citation_label_bn` writes after "-এর " for a unit's proviso / explanation / following
+paragraph (``46(1).proviso1`` -> ``ধারা ৪৬(১)-এর শর্তাংশ``); the StatuteGraph search reads them back."""
 
 
 _QUALIFIER = re.compile(r"^(?P<rule>.+)\.(?:proviso|explanation)\d+$")
@@ -115,7 +119,7 @@ def citation_label_bn(label: str) -> str:
     if m:
         base = label[: m.start()]
         # No paragraph number: a digit in a claim's framing would read as a number the quote must contain.
-        tail = {"proviso": "-এর শর্তাংশ", "explanation": "-এর ব্যাখ্যা", "para": "-এর পরের অনুচ্ছেদ"}[m.group(1)]
+        tail = f"-এর {BN_TAILS[m.group(1)]}"
     head = re.match(r"^([0-9]+[A-Z]*)", base)
     if not head:
         return f"ধারা {to_bangla_digits(base)}{tail}"
