@@ -27,8 +27,12 @@ Score::
          S0                        otherwise
 
 * ``r`` relevance -- when the learned relevance model ran (:mod:`labourcrew.relevance`): the
-  highest P(governs the answer) among the cited units; it enters the weighted mean with ``w_r``
-  (otherwise the mean is over the five components above).
+  highest P(governs the answer) among the cited units, as the model's *context map* gives it
+  (``EvidenceItem.trust_relevance``: the unit's score read against the question's other candidates
+  -- its gap to the best, its softmax share and its section's, the margin over the best rival
+  section -- so that one τ means the same in every question; a pack scored before the map existed
+  falls back to ``relevance``); it enters the weighted mean with ``w_r`` (otherwise the mean is over
+  the five components above).
 
 Default weights: ``w_c = 0.30, w_v = 0.30, w_f = 0.15, w_k = 0.15, w_p = 0.10, w_r = 1.0``.
 Verbatim quotes make ``c``, ``f`` and ``v`` near 1 for almost every offline claim, so ``r`` is the
@@ -150,6 +154,11 @@ def effective_provenance(
     return value
 
 
+def _learned(item: EvidenceItem) -> float | None:
+    """The unit's r: its question-context relevance, or its relevance from a pack scored before it existed."""
+    return item.trust_relevance if item.trust_relevance is not None else item.relevance
+
+
 def compute_components(
     claim: Claim,
     pack: EvidencePack,
@@ -176,7 +185,7 @@ def compute_components(
     provenance = (
         sum(effective_provenance(r.node_id, items, weights) for r in refs) / len(refs) if refs else 0.0
     )
-    learned = [items[r.node_id].relevance for r in refs if r.node_id in items and items[r.node_id].relevance is not None]
+    learned = [x for x in (_learned(items[r.node_id]) for r in refs if r.node_id in items) if x is not None]
     return TrustComponents(
         citation_validity=check.validity,
         span_fidelity=fidelity,

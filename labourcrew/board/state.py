@@ -52,6 +52,7 @@ from typing import Annotated, Any, Literal, TypedDict, TypeVar
 from labourcrew.ledger.audit import ClaimCheck, ClaimConflict
 from labourcrew.ledger.gate import Fact, GateResult, Opinion
 from labourcrew.ledger.records import (
+    LEARNED_FIELDS,
     Claim,
     EvidenceItem,
     EvidencePack,
@@ -92,8 +93,9 @@ def _better(a: EvidenceItem, b: EvidenceItem) -> EvidenceItem:
     update: dict = {}
     if channels != best.channels:
         update["channels"] = channels
-    if best.relevance is None and other.relevance is not None:  # keep the learned score either way
-        update["relevance"] = other.relevance
+    for field in LEARNED_FIELDS:  # keep the learned scores either way
+        if getattr(best, field) is None and getattr(other, field) is not None:
+            update[field] = getattr(other, field)
     return best.model_copy(update=update) if update else best
 
 

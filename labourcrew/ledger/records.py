@@ -45,6 +45,7 @@ from labourcrew.statute.model import EdgeType, Level
 __all__ = [
     "LedgerRecord",
     "EvidenceItem",
+    "LEARNED_FIELDS",
     "HopTraceEntry",
     "EvidencePack",
     "EvidenceRef",
@@ -143,6 +144,10 @@ class ReleaseStatus(StrEnum):
 # ---------------------------------------------------------------- evidence pack and hop trace
 
 
+LEARNED_FIELDS = ("relevance", "trust_relevance")
+"""The :class:`EvidenceItem` fields the learned relevance model writes (kept when packs merge)."""
+
+
 class EvidenceItem(LedgerRecord):
     """One retrieved citable unit on the Evidence Pack (paper §3.3)."""
 
@@ -171,6 +176,11 @@ class EvidenceItem(LedgerRecord):
     relevance: float | None = Field(
         default=None, ge=0.0, le=1.0,
         description="Learned P(the unit governs the answer) (None when no relevance model ran).",
+    )
+    trust_relevance: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Learned P(the unit governs the answer) read against the question's other candidates, "
+                    "comparable across questions: the trust score's r (None when no relevance model ran).",
     )
 
     @model_validator(mode="after")

@@ -26,7 +26,8 @@ from labourcrew.retrieval.thesaurus import Thesaurus
 from labourcrew.statute.ids import within_any
 from labourcrew.statute.model import Level
 
-__all__ = ["FEATURES", "QuestionContext", "question_context", "featurize", "FEATURES_VERSION"]
+__all__ = ["FEATURES", "QuestionContext", "question_context", "featurize", "FEATURES_VERSION", "CONTEXT_FEATURES",
+           "context_features"]
 
 FEATURES_VERSION = "relevance-features-v3"
 
@@ -236,3 +237,55 @@ def _relative(out: np.ndarray, col: dict[str, int]) -> None:
         out[:, col[f"{f}_rank"]] = np.log1p(rank)
         if f"{f}_gap" in col:
             out[:, col[f"{f}_gap"]] = filled - filled.max()
+
+
+# ---------------------------------------------------------------- the context map's features
+
+CONTEXT_FEATURES = (
+    "raw", "raw_gap", "raw_rank", "raw_minus_rival", "section_margin", "share", "section_share",
+    "raw_top", "top_margin", "log_candidates",
+)
+"""Columns of :func:`context_features` (the trust score's relevance map, issue 10)."""
+
+NO_RIVAL = 5.0
+"""Margin given when a question's candidates all lie in one section (no rival section to compare)."""
+
+
+def context_features(raw: np.ndarray, sections: Sequence[str]) -> np.ndarray:
+    """How a candidate's ranking score stands among its question's candidates.
+
+    A LambdaRank score is comparable only within one question; a trust score is thresholded across
+    questions. These columns give the map from score to probability the question's context: the
+    score's gap to the best and its rank, its softmax share of the question's candidates, the share
+    of its section, the margin of its section's best score over the best rival section's, and how
+    decided the question is (the best score, the top two sections' margin, the number of candidates).
+
+    Args:
+        raw: booster scores of one question's candidates, shape ``(n,)``.
+        sections: the section node id of each candidate (the unit's own id above section level).
+
+    Returns:
+        Array ``(n, len(CONTEXT_FEATURES))``, columns in :data:`CONTEXT_FEATURES` order.
+    """
+    raw = np.asarray(raw, dtype=np.float64)
+    n = len(raw)
+    if n == 0:
+        return np.zeros((0, len(CONTEXT_FEATURES)))
+    top = float(raw.max())
+    rank = np.empty(n)
+    rank[np.argsort(-raw, kind="stable")] = np.arange(n)
+    share = np.exp(raw - top)
+    share /= share.sum()
+    best: dict[str, float] = {}
+    mass: dict[str, float] = {}
+    for s, r, p in zip(sections, raw, share):
+        best[s] = max(best.get(s, -math.inf), float(r))
+        mass[s] = mass.get(s, 0.0) + float(p)
+    ranked = sorted(best.values(), reverse=True)
+    top_margin = ranked[0] - ranked[1] if len(ranked) > 1 else NO_RIVAL
+    out = np.empty((n, len(CONTEXT_FEATURES)))
+    for i, s in enumerate(sections):
+        rival = max((v for k, v in best.items() if k != s), default=best[s] - NO_RIVAL)
+        out[i] = (raw[i], top - raw[i], math.log1p(rank[i]), raw[i] - rival, best[s] - rival, share[i], mass[s],
+                  top, top_margin, math.log(n))
+    return out

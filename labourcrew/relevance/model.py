@@ -2,10 +2,12 @@
 
 The artefact (``settings.relevance.model_path``, JSON) holds a LightGBM LambdaRank booster as text,
 the feature list, and the training record (data sha256, library versions, CV ROC AUC and nDCG@10, and
-the Platt map from the booster's scores to probabilities). It is built by
+the Platt map from the booster's scores to probabilities, and the *context map* that reads a score
+against its question's other candidates for the trust score). It is built by
 ``python -m labourcrew train relevance`` (:mod:`labourcrew.eval.train_relevance`); nothing
 trains at app start. :class:`RelevanceScorer` implements the retrieval facade's ``Reranker``
-protocol: it scores a question's candidates and writes ``relevance`` on each evidence item.
+protocol: it scores a question's candidates and writes ``relevance`` (orders the pack, decides what
+is quoted) and ``trust_relevance`` (the trust score's r, comparable across questions) on each item.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ import numpy as np
 from labourcrew.errors import DataError
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidenceItem
-from labourcrew.relevance.features import FEATURES, FEATURES_VERSION, featurize, question_context
+from labourcrew.relevance.features import (
+    CONTEXT_FEATURES,
+    FEATURES,
+    FEATURES_VERSION,
+    context_features,
+    featurize,
+    question_context,
+)
 from labourcrew.retrieval.query_adapter import QueryAdapter
 from labourcrew.retrieval.thesaurus import Thesaurus
 
@@ -65,6 +74,12 @@ class RelevanceModel:
             raise DataError("the relevance model has no probability map (record.platt); it is stale",
                             help_message=f"Rebuild it: {TRAIN_HINT}")
         self.platt = (float(platt["a"]), float(platt["b"]))
+        cmap = self.record.get("context_map")
+        if (not isinstance(cmap, dict) or list(cmap.get("features", [])) != list(CONTEXT_FEATURES)
+                or len(cmap.get("coef", [])) != len(CONTEXT_FEATURES) or "intercept" not in cmap):
+            raise DataError("the relevance model has no context map for the trust score (record.context_map); "
+                            "it is stale", help_message=f"Rebuild it: {TRAIN_HINT}")
+        self.context_map = (np.asarray(cmap["coef"], dtype=np.float64), float(cmap["intercept"]))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """P(governs) in [0, 1], one per row of ``x`` (columns in :data:`FEATURES` order).
@@ -75,6 +90,24 @@ class RelevanceModel:
         if len(x) == 0:
             return np.zeros(0)
         return platt_probability(self.booster.predict(x, num_threads=1), *self.platt)
+
+    def predict_both(self, x: np.ndarray, sections: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(relevance, trust_relevance)`` of one question's candidates (rows of ``x``).
+
+        ``relevance`` is :meth:`predict`; ``trust_relevance`` is the training record's context map,
+        a logistic regression on :func:`~labourcrew.relevance.features.context_features` of the
+        booster's scores: the same evidence read against the question's other candidates, so that
+        one threshold means the same in every question (the Trust Gate's need; issue 10).
+
+        Args:
+            x: feature rows of *all* of one question's candidates, shape ``(n, len(FEATURES))``.
+            sections: each candidate's section node id, length ``n``.
+        """
+        if len(x) == 0:
+            return np.zeros(0), np.zeros(0)
+        raw = self.booster.predict(x, num_threads=1)
+        coef, intercept = self.context_map
+        return platt_probability(raw, *self.platt), platt_probability(context_features(raw, sections) @ coef, 1.0, intercept)
 
 
 @lru_cache(maxsize=4)
@@ -167,9 +200,18 @@ class RelevanceScorer:
         """P(governs) for each item, same order."""
         return [float(p) for p in self.model.predict(self.features(question, items, version))]
 
+    def section_id(self, node_id: str) -> str:
+        """The section node id of ``node_id`` (its own id above section level): the context map's grouping."""
+        sec = self.graph.section_of(node_id)
+        return sec.node_id if sec is not None else node_id
+
     def rerank(self, question: str, items: Sequence[EvidenceItem], version: str) -> list[EvidenceItem]:
-        """``items`` with ``relevance`` set, best first (ties keep retrieval order)."""
-        probs = self.score(question, items, version)
-        scored = [i.model_copy(update={"relevance": round(p, 6)}) for i, p in zip(items, probs)]
+        """``items`` with ``relevance`` and ``trust_relevance`` set (see :meth:`RelevanceModel.predict_both`;
+        ``items`` are all of the question's candidates), best first (ties keep retrieval order).
+        """
+        probs, trust = self.model.predict_both(self.features(question, items, version),
+                                               [self.section_id(i.node_id) for i in items])
+        scored = [i.model_copy(update={"relevance": round(float(p), 6), "trust_relevance": round(float(t), 6)})
+                  for i, p, t in zip(items, probs, trust)]
         order = sorted(range(len(scored)), key=lambda k: (-probs[k], k))
         return [scored[k] for k in order]

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from labourcrew.errors import IndexNotBuiltError, InputError
 from labourcrew.graph.statute_graph import StatuteGraph, check_version, load_graph
 from labourcrew.graph.store import MilvusStore
-from labourcrew.ledger.records import EvidenceItem, EvidencePack, HopTraceEntry
+from labourcrew.ledger.records import LEARNED_FIELDS, EvidenceItem, EvidencePack, HopTraceEntry
 from labourcrew.ledger.retrieval import (
     IssueSpotting,
     PlannerRequest,
@@ -476,11 +476,37 @@ class Retriever:
         See :func:`assemble_pack`.
         """
         reranker = self.reranker if rerank and (plan.question or plan.queries) else None
+        context: list[EvidenceItem] = []
+        if reranker is not None and plan.question:
+            # A re-entry (seeds or a request's queries) is scored among the user's question's own
+            # candidates: the model's relative features (gap to the best, rank) then read the same
+            # as in the first round, and a unit the first round rated low is not rated high again
+            # only because the re-entry's short list has nothing better (issue 10).
+            context = self.candidates(plan.question, version)
         return assemble_pack(
             self.graph, direct, plan, pack_cap=self.settings.retrieval.pack_cap if cap == -1 else cap,
             decay=self.decay, hop_enabled=hop_enabled, timings=timings, reranker=reranker, version=version,
             xref_follow=(self.settings.retrieval.xref_follow_top, self.settings.retrieval.xref_follow_max),
+            context=context,
         )
+
+    def candidates(self, question: str, version: str, depth: int | None = None) -> list[EvidenceItem]:
+        """The candidates the learned model scores for ``question`` in a first round, unscored.
+
+        The question's plan (offline Issue Spotter) with ``depth`` direct hits per sub-query
+        (default ``settings.relevance.rerank_depth``) plus the Link Hopper's units, uncapped and in
+        retrieval order: what the training set's rows are made of and what a re-entry is scored
+        against (:meth:`expand`).
+
+        Raises:
+            InputError: bad question or unknown version.
+        """
+        q = validate_question(question)
+        version = self.check_version(version)
+        plan = self.plan(spot_issues(q), version)
+        deep = plan.model_copy(update={"k": max(plan.k, depth if depth is not None else self.settings.relevance.rerank_depth)})
+        direct = self.search(deep, version, rerank=False)
+        return self.expand(direct, deep, version, rerank=False, cap=None).items
 
     def retrieve(
         self,
@@ -573,6 +599,19 @@ def direct_items(graph: StatuteGraph, hits: list[RankedHit]) -> list[EvidenceIte
     return out
 
 
+def _rerank(reranker: Reranker, question: str, items: list[EvidenceItem], context: Sequence[EvidenceItem],
+            version: str) -> list[EvidenceItem]:
+    """``items`` scored by ``reranker`` among ``context`` (see :func:`assemble_pack`), best first."""
+    if not context:
+        return reranker.rerank(question, items, version)
+    known = {c.node_id for c in context}
+    pool = [*context, *(i for i in items if i.node_id not in known)]
+    learned = {i.node_id: i for i in reranker.rerank(question, pool, version)}
+    scored = [i.model_copy(update={k: getattr(learned[i.node_id], k) for k in LEARNED_FIELDS}) for i in items]
+    order = sorted(range(len(scored)), key=lambda k: (-(scored[k].relevance or 0.0), k))
+    return [scored[k] for k in order]
+
+
 def assemble_pack(
     graph: StatuteGraph,
     direct: list[EvidenceItem],
@@ -585,11 +624,15 @@ def assemble_pack(
     reranker: Reranker | None = None,
     version: str = DEFAULT_VERSION,
     xref_follow: tuple[int, int] = (XREF_FOLLOW_TOP, XREF_FOLLOW_MAX),
+    context: Sequence[EvidenceItem] = (),
 ) -> EvidencePack:
     """The one Evidence Pack assembly: Link Hopper from ``direct``, learned rerank, :func:`order_pack`.
 
     With a ``reranker`` every candidate (direct or hop-reached) gets its learned ``relevance`` and
-    the pack is ordered by it instead of the fused score; the question is the plan's first query.
+    the pack is ordered by it instead of the fused score; the question is ``plan.question`` or the
+    plan's first query. With ``context`` (a re-entry: the question's own first-round candidates,
+    :meth:`Retriever.candidates`) the model scores the context and this round's candidates as one
+    list, a unit in both as the context has it, and only this round's candidates go on the pack.
 
     Units the Link Hopper adds have channel ``hop``, ``via``/``hop_depth`` set and provenance =
     their source's provenance x ``decay`` per hop. The Hop Trace keeps only edges whose target
@@ -606,6 +649,7 @@ def assemble_pack(
         reranker: the learned relevance model (see :class:`Reranker`), or None.
         version: statute version of the candidates (for the reranker).
         xref_follow: ``(xref_top, xref_max)`` of :func:`order_pack`.
+        context: candidates scored with this round's but not put on the pack (see above).
 
     Returns:
         The capped, ordered :class:`EvidencePack` with its Hop Trace.
@@ -627,7 +671,7 @@ def assemble_pack(
     candidates = list(items.values())
     question = plan.question or (plan.queries[0] if plan.queries else None)
     if reranker is not None and question and candidates:
-        candidates = reranker.rerank(question, candidates, version)
+        candidates = _rerank(reranker, question, candidates, context, version)
     ordered = order_pack(candidates, graph, pack_cap if pack_cap is not None else len(candidates), pinned=plan.seeds,
                          penalties=EdgeType.CITED_BY in plan.edge_types, xref_top=xref_follow[0], xref_max=xref_follow[1])
     kept = {i.node_id for i in ordered}

@@ -123,3 +123,12 @@ def test_role_calls_summarise_to_the_worst_status_with_retries_counted() -> None
     assert summary["trust_auditor"]["status"] == "failed" and summary["trust_auditor"]["error"] == "boom"
     status = aggregate_status(calls)
     assert status["trust_auditor"].status == "failed" and status["worker_counsel"].attempts == 4
+
+
+def test_merge_packs_keeps_the_learned_scores_of_either_side() -> None:
+    scored = item("2025:27(2)", hop=1, prov=0.8, channels=("hop",)).model_copy(
+        update={"relevance": 0.4, "trust_relevance": 0.3})
+    merged = merge_packs(EvidencePack(items=[scored]), EvidencePack(items=[item("2025:27(2)")]))
+    kept = merged.get("2025:27(2)")
+    assert kept.hop_depth == 0  # the more direct item wins ...
+    assert (kept.relevance, kept.trust_relevance) == (0.4, 0.3)  # ... and keeps both learned scores

@@ -92,3 +92,59 @@ def test_an_artefact_without_its_probability_map_is_stale(tmp_path, e2e_settings
     stale.write_text(json.dumps(payload), encoding="utf-8")
     with pytest.raises(DataError, match="stale"):
         load_model(stale)
+
+
+def test_an_artefact_without_its_context_map_is_stale(tmp_path, e2e_settings):
+    payload = json.loads(e2e_settings.relevance.model_path.read_text(encoding="utf-8"))
+    del payload["record"]["context_map"]
+    stale = tmp_path / "nomap.json"
+    stale.write_text(json.dumps(payload), encoding="utf-8")
+    with pytest.raises(DataError, match="context map"):
+        load_model(stale)
+
+
+def test_trust_relevance_is_the_context_map_of_the_question_s_scores(e2e_settings, pipeline, reranker):
+    from labourcrew.eval.train_relevance import fit_context_map
+    from labourcrew.relevance.features import CONTEXT_FEATURES
+
+    model = load_model(e2e_settings.relevance.model_path)
+    cmap = model.record["context_map"]
+    assert cmap["features"] == list(CONTEXT_FEATURES)
+    # the map was kept because it ranks all questions' candidates together better than the Platt map
+    assert cmap["cv_pooled_roc_auc"] > cmap["platt_pooled_roc_auc"]
+    q = "মাতৃত্বকালীন ছুটি কত দিন?"
+    cands = candidates(pipeline, q, "2025", e2e_settings.relevance.rerank_depth)
+    ranked = reranker.rerank(q, cands, "2025")
+    assert all(0.0 < r.trust_relevance < 1.0 for r in ranked)
+    # the same unit is worth less when its question has a rival as strong: scored in a list where
+    # only it and its section remain, its share of the question (and so its trust relevance) grows
+    top = ranked[0]
+    alone = [c for c in cands if reranker.section_id(c.node_id) == reranker.section_id(top.node_id)]
+    again = {r.node_id: r for r in reranker.rerank(q, alone, "2025")}[top.node_id]
+    assert again.trust_relevance > top.trust_relevance
+    # fit_context_map gives coefficients in the features' order, and a question-free fit on two
+    # questions' rows reproduces what it recorded about itself (pooled AUCs in [0, 1])
+    rows = np.array([3.0, 1.0, -1.0, 2.0, 0.5, -2.0] * 10)
+    y = np.array([1, 0, 0, 1, 0, 0] * 10, dtype=float)
+    groups = np.repeat(np.arange(20), 3)
+    fitted = fit_context_map(rows, y, groups, ["2025:1", "2025:2", "2025:2"] * 20, folds=2)
+    assert len(fitted["coef"]) == len(CONTEXT_FEATURES) and 0.5 < fitted["cv_pooled_roc_auc"] <= 1.0
+
+
+def test_a_re_entry_is_scored_among_the_question_s_own_candidates(e2e_settings, pipeline, reranker):
+    """A unit the first round rated low keeps that rating when a re-entry brings it back (issue 10:
+    scored alone in the re-entry's short list, its relative features made it look like the best)."""
+    from labourcrew.ledger.retrieval import PlannerRequest
+
+    q = "লে-অফ হওয়া কোন শ্রমিক ক্ষতিপূরণ পাওয়ার যোগ্য, আর বদলি শ্রমিকের ক্ষেত্রে ব্যতিক্রম কী?"
+    cands = candidates(pipeline, q, "2025", e2e_settings.relevance.rerank_depth)
+    first = {r.node_id: r for r in reranker.rerank(q, cands, "2025")}
+    low = sorted(first.values(), key=lambda r: r.relevance)[len(first) // 3]  # a unit rated low in round 1
+    pack = pipeline.retrieve_request(PlannerRequest(seeds=[low.node_id], hop_budget=0), "2025", question=q)
+    got = {i.node_id: i for i in pack.items}
+    assert low.node_id in got
+    assert got[low.node_id].relevance == pytest.approx(low.relevance, abs=1e-6)
+    assert got[low.node_id].trust_relevance == pytest.approx(low.trust_relevance, abs=1e-6)
+    # scored in the re-entry's own list the same unit looks better (what the context prevents)
+    alone = {r.node_id: r for r in reranker.rerank(q, list(pack.items), "2025")}
+    assert alone[low.node_id].relevance > low.relevance

@@ -162,3 +162,15 @@ def test_components_of_a_hop_citation(pack):
     assert comp.provenance == pytest.approx(0.9 * DEFAULT_WEIGHTS.hop_decay)
     assert comp.verdict_score == pytest.approx(0.4)
     assert comp.confidence == 0.9
+
+
+def test_r_is_the_cited_unit_s_trust_relevance_else_its_relevance(pack):
+    text = pack.items[0].text
+    claim = _claim([("2025:a", text[:120])])
+    assert compute_components(claim, pack).relevance is None  # no model ran
+    a = pack.items[0]
+    only_rel = EvidencePack(items=[a.model_copy(update={"relevance": 0.9}), *pack.items[1:]])
+    both = EvidencePack(items=[a.model_copy(update={"relevance": 0.9, "trust_relevance": 0.2}), *pack.items[1:]])
+    assert compute_components(claim, only_rel).relevance == 0.9  # a pack scored before the context map
+    assert compute_components(claim, both).relevance == 0.2  # the question-context reading decides
+    assert score_claim(claim, both, verdict=Verdict.SUPPORT)[0] < score_claim(claim, only_rel, verdict=Verdict.SUPPORT)[0]
