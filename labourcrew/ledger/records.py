@@ -397,7 +397,8 @@ class TrustComponents(LedgerRecord):
     confidence: float = Field(ge=0.0, le=1.0, description="The claim's self-reported confidence.")
     relevance: float | None = Field(
         default=None, ge=0.0, le=1.0,
-        description="Learned P(the cited unit governs the answer), best over the citations (None: no model).",
+        description="Learned P(the cited unit governs the answer) read against the question's other candidates "
+                    "(EvidenceItem.trust_relevance), best over the citations (None: no model).",
     )
 
 

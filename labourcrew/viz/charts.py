@@ -39,7 +39,7 @@ COMPONENT_LABELS: dict[str, tuple[str, str]] = {
     "verdict_score": ("নিরীক্ষকের রায় · auditor verdict", "w_verdict"),
     "provenance": ("উৎস · retrieval provenance", "w_provenance"),
     "confidence": ("আস্থা · confidence", "w_confidence"),
-    "relevance": ("প্রাসঙ্গিকতা · relevance (learned)", "w_relevance"),
+    "relevance": ("প্রশ্নের প্রেক্ষিতে প্রাসঙ্গিকতা · relevance (learned, in the question's context)", "w_relevance"),
 }
 
 _STATUS_COLOURS = {"ok": "#1b7f3b", "retried": "#e37400", "failed": "#d93025"}
