@@ -355,6 +355,16 @@ class LLMSettings(_Group):
             raise ValueError(f"llm.base_url must start with http:// or https://, got {url!r}")
         return url
 
+    def hosted_without_key(self) -> bool:
+        """True when the endpoint is OpenAI's hosted API (no ``base_url``, or an ``*.openai.com``
+        host) and no API key is set: every call would fail, so nothing should be tried. A local
+        endpoint (llama.cpp, vLLM, Ollama) may need no key.
+        """
+        from urllib.parse import urlsplit
+
+        host = (urlsplit(self.base_url).hostname or "") if self.base_url else "api.openai.com"
+        return self.api_key is None and (host == "openai.com" or host.endswith(".openai.com"))
+
     def model_for(self, role: str) -> str | None:
         """The model name a role should use: its override, else ``model``."""
         return self.role_models.get(str(role), self.model)
@@ -625,12 +635,15 @@ class Settings(BaseSettings):
     def hash(self) -> str:
         """Stable sha256 (hex, 64 chars) of the non-secret settings.
 
-        Excludes ``llm.api_key``, ``index.token`` and the preset name (two presets with equal
-        values hash alike); paths under the repository root are written relative to it, so the
-        hash is the same in every clone.
+        Excludes ``llm.api_key``, ``index.token``, the preset name (two presets with equal
+        values hash alike) and ``index.uri``: where a Milvus file lives is not what it holds (the
+        collections are built from the committed embedding cache and named by content), and the
+        README's private copy per process (``index build --uri``) must not make its runs "another
+        system" on the Annotate queue. Paths under the repository root are written relative to it,
+        so the hash is the same in every clone.
         """
         data = self.model_dump(
-            mode="json", exclude={"preset": True, "llm": {"api_key"}, "index": {"token"}}
+            mode="json", exclude={"preset": True, "llm": {"api_key"}, "index": {"token", "uri"}}
         )
         blob = json.dumps(_portable(data), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()

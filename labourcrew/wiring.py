@@ -54,7 +54,8 @@ def make_backend(
             scripted fake chat model); default: ``ChatOpenAI`` clients from ``settings.llm``.
 
     Raises:
-        ConfigError: the ``openai`` backend is misconfigured (bad base URL, missing model).
+        ConfigError: the ``openai`` backend is misconfigured (bad base URL, missing model, OpenAI's
+            hosted API without an API key).
     """
     backend = base
     if backend is None:
@@ -65,6 +66,15 @@ def make_backend(
             backend = OfflineBackend(graph, settings.offline)
         elif name == "openai":
             from labourcrew.llm.openai_backend import OpenAIBackend
+
+            if chat_model_factory is None and settings.llm.hosted_without_key():
+                # A missing key is the user's to fix, not a transient failure to retry role by role.
+                raise ConfigError(
+                    "এপিআই কী (API key) দেওয়া হয়নি: OpenAI-র হোস্ট করা মডেল কী ছাড়া চলে না — the openai backend "
+                    "points at OpenAI's hosted API but no API key is set (LABOURCREW_LLM__API_KEY, or a local "
+                    "LABOURCREW_LLM__BASE_URL)",
+                    help_message="Set LABOURCREW_LLM__API_KEY, or LABOURCREW_LLM__BASE_URL to a local "
+                                 "OpenAI-compatible server, or use the offline preset.")
 
             backend = OpenAIBackend(settings.llm, chat_model_factory=chat_model_factory)
         else:  # pragma: no cover -- settings validation forbids it

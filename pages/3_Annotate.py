@@ -15,6 +15,7 @@ with frame.guard(ctx.settings):
         blind, disputed = annotate.read_options()
         annotate.render_shortcuts()
         annotate.flash()
+        annotate.render_undo(store)
         labels = store.list()
         if not items:
             frame.empty_state("লেবেল করার মতো কোনো দাবি নেই — আগে Ask পৃষ্ঠায় প্রশ্ন করুন। (No logged claims yet.)")

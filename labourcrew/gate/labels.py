@@ -314,6 +314,22 @@ class LabelStore:
                 raise
         return row
 
+    def restore(self, claim_id: str, annotator: str, previous: Label | None) -> None:
+        """Undo one :meth:`add`: put ``previous`` back (the label it replaced), or delete the label of
+        ``claim_id`` by ``annotator`` when there was none (one atomic transaction).
+        """
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if previous is None:
+                    conn.execute("DELETE FROM labels WHERE claim_id = ? AND annotator = ?", (claim_id, annotator))
+                else:
+                    conn.execute(_UPSERT, tuple(getattr(previous, f) for f in _FIELDS))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
     def import_jsonl(self, path: str | Path) -> int:
         """Load labels exported by :meth:`export_jsonl` (created times kept, so the hash is reproduced).
 

@@ -223,7 +223,8 @@ def calibrate_ltt(
         else:
             t, nr, nb, p_first = first_fail  # type: ignore[misc]
             note = (f"no threshold passes: at the first tested τ = {t:.3f}, {nb} of the {nr} releasing questions "
-                    f"release an unfaithful claim (selective risk {nb / nr:.3f}), p = {p_first:.3f} > δ = {delta:g}")
+                    f"{'releases' if nb == 1 else 'release'} an unfaithful claim (selective risk {nb / nr:.3f}), "
+                    f"p = {p_first:.3f} > δ = {delta:g}")
         logger.info("LTT: %s; the Trust Gate fails closed", note)
         return CalibrationRecord(tau=math.inf, empirical_risk=0.0, bound=1.0, note=note, n_releasing=0,
                                  release_rate=0.0, selective_risk=None, p_value=p_first, **base)

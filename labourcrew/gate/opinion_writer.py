@@ -146,7 +146,7 @@ def _framing(gate: GateResult, version: str) -> str:
     # UNDECIDED says that no answer could be VERIFIED and why -- never that the law is silent.
     if gate.premise_errors and not gate.claims:
         why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
-    elif gate.fail_closed:
+    elif gate.fail_closed and gate.claims:  # with no claim the reason is that nothing matched, not τ
         why = ("নির্ভরযোগ্যতা-যাচাই (Trust Gate) এমন কোনো সীমা পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার "
                "নিচে থাকে (τ = ∞), তাই কোনো উদ্ধৃতি প্রকাশ করা হয়নি")
     elif not gate.claims and gate.failed_roles:

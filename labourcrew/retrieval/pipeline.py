@@ -205,6 +205,23 @@ def _foreign_script(q: str) -> str | None:
 PENALTY_FOLLOW_TOP = 3
 
 
+PINNED_CHILDREN = 4
+"""Most sub-units that stand in for a named unit without text of its own (see :func:`order_pack`)."""
+
+
+def _with_children(graph: StatuteGraph, pinned: Sequence[str]) -> list[str]:
+    """``pinned``, each unit without text of its own followed by its first :data:`PINNED_CHILDREN`
+    sub-units (document order): what "ধারা ২৬ কী বলে?" asks to read is 26(1)..(4).
+    """
+    out: list[str] = []
+    for n in pinned:
+        out.append(n)
+        unit = graph.units.get(n)
+        if unit is not None and not unit.text.strip():
+            out.extend(c for c in unit.children[:PINNED_CHILDREN] if c in graph.units)
+    return out
+
+
 def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned: Sequence[str] = (),
                penalties: bool = False, xref_top: int = XREF_FOLLOW_TOP, xref_max: int = XREF_FOLLOW_MAX
                ) -> list[EvidenceItem]:
@@ -213,7 +230,9 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
     ``pinned`` units -- the ones the question names exactly ("ধারা ২৭(৩ক)") or the Trust Auditor
     asked for -- come first, in the given order: an explicit reference is an instruction, and the
     learned relevance model, trained on questions that rarely name a section, must not bury it
-    (it put 301 ahead of 27(3A) for "ধারা ২৭(৩ক) তে কী বলা আছে?").
+    (it put 301 ahead of 27(3A) for "ধারা ২৭(৩ক) তে কী বলা আছে?"). A named unit without text of its
+    own (a section made of sub-sections) is followed by its first sub-units on the pack: a new user's
+    "ধারা ২৬ কী বলে?" listed 14(3) and 2(19) and nothing of 26.
 
     The governing rule is the best-scored item; when that item is a proviso or explanation whose
     rule is on the pack, the rule comes first instead. Every unit is followed by those of its
@@ -270,7 +289,7 @@ def order_pack(items: list[EvidenceItem], graph: StatuteGraph, cap: int, pinned:
     if not ranked:
         return []
     first = ranked[0]
-    pins = [by_id[n] for n in dict.fromkeys(pinned) if n in by_id]
+    pins = [by_id[n] for n in dict.fromkeys(_with_children(graph, pinned)) if n in by_id]
     if pins:
         pinned_ids = {i.node_id for i in pins}
         ranked = pins + [i for i in ranked if i.node_id not in pinned_ids]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 import tempfile
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -22,7 +23,7 @@ from labourcrew.viz.passages import highlight
 
 __all__ = ["LABEL_NAMES", "SHORTCUTS", "read_annotator", "read_options", "skipped", "render_progress",
            "render_item", "render_agreement", "render_exports", "flash", "render_guidelines", "render_shortcuts",
-           "protocol_text", "pick", "shortcut_js"]
+           "protocol_text", "pick", "shortcut_js", "render_undo", "too_soon", "MIN_VIEW_S"]
 
 LABEL_NAMES = {
     "faithful": "বিশ্বস্ত — উদ্ধৃত পাঠ দাবিটি সমর্থন করে এবং প্রশ্নের সঙ্গে প্রাসঙ্গিক (faithful)",
@@ -116,9 +117,45 @@ def render_progress(p: Progress) -> None:
                             f"দ্বৈত লেবেল {p.double} · বাকি {p.remaining}")
 
 
+MIN_VIEW_S = 0.8
+"""A label click on a claim shown for less than this (seconds) is ignored: two quick clicks labelled the
+next claim in the queue, which the annotator never saw (a new user's trial)."""
+
+
+def too_soon(shown_at: float | None, now: float, min_view_s: float | None = None) -> bool:
+    """True when a claim first shown at ``shown_at`` (monotonic seconds; None: never shown) cannot have
+    been read by ``now`` (``min_view_s`` default :data:`MIN_VIEW_S`).
+    """
+    return shown_at is None or now - shown_at < (MIN_VIEW_S if min_view_s is None else min_view_s)
+
+
 def _save(item: QueueItem, store: LabelStore, annotator: str, label: str) -> None:
+    if too_soon(st.session_state.get("ann_shown", {}).get(item.key), time.monotonic()):
+        st.session_state["ann_ignored"] = ("উপেক্ষিত: দাবিটি পড়ার আগেই ক্লিক এসেছে, কিছু সংরক্ষণ হয়নি "
+                                           "(ignored: the click came before this claim was on screen; nothing saved)")
+        return
+    previous = store.get(item.key, annotator)
     store.add(item.key, annotator, label, run_id=item.run_id, note=st.session_state.get(f"ann_note_{item.key}", ""))
-    st.session_state["ann_saved"] = f"সংরক্ষিত: {item.claim_id} → {label}"
+    st.session_state["ann_last"] = (item.key, annotator, previous, item.claim_id, item.question[:60])
+    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {item.claim_id} → {label} · {item.question[:60]}"
+
+
+def _undo(store: LabelStore) -> None:
+    last = st.session_state.pop("ann_last", None)
+    if last is None:
+        return
+    key, annotator, previous, claim_id, question = last
+    store.restore(key, annotator, previous)
+    was = previous.label if previous is not None else "লেবেল নেই (no label)"
+    st.session_state["ann_saved"] = f"ফেরত নেওয়া হয়েছে (undone): {claim_id} → {was} · {question}"
+
+
+def render_undo(store: LabelStore) -> None:
+    """Undo the session's last label (its previous label, if any, comes back)."""
+    last = st.session_state.get("ann_last")
+    if last is not None:
+        st.button(f"↶ শেষ লেবেল ফেরত নিন (undo last label: {last[3]})", key="lc-key-undo", on_click=_undo,
+                  args=(store,))
 
 
 def _move(step: int) -> None:
@@ -139,6 +176,7 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
         flag = "" if ev.verified else " · উদ্ধৃতি যাচাই হয়নি (not verified)"
         st.markdown(f"<div class='lc-passage lc-cited'><span class='lc-cite'>{label} · <code>{html.escape(ev.node_id)}"
                     f"</code>{flag}</span>{body}</div>", unsafe_allow_html=True)
+    st.session_state.setdefault("ann_shown", {}).setdefault(item.key, time.monotonic())
     st.text_input("নোট (ঐচ্ছিক) — কেন? (note, optional)", key=f"ann_note_{item.key}")
     cols = st.columns(5)
     cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True)
@@ -158,6 +196,9 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
 def flash() -> None:
     """Show (once) what the last save did."""
     msg = st.session_state.pop("ann_saved", None)
+    ignored = st.session_state.pop("ann_ignored", None)
+    if ignored:
+        st.warning(ignored)
     if msg:
         st.success(msg)
 

@@ -25,7 +25,7 @@ from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.normalize import display_form, to_bangla_digits
 from labourcrew.ui.frame import html_text, link
 from labourcrew.viz.charts import fmt_tau
-from labourcrew.viz.run_view import PHASES, cited_passages, phase_of, unique_backends
+from labourcrew.viz.run_view import ERROR_HANDLER, PHASES, cited_passages, phase_of, unique_backends
 from labourcrew.viz.statute import VERSION_NAMES, version_notice
 from labourcrew.viz.style import STATUS_STYLE
 
@@ -179,11 +179,11 @@ def run_with_progress(events: Any, started: float | None = None) -> AskResult | 
                 continue
             key, label = phase_of(node)
             detail = _detail(node, update)
-            st.write(f"✓ {label}" + (f" — {detail}" if detail else ""))
-            if key not in done:
+            st.write(f"{'✗' if node.startswith(ERROR_HANDLER) else '✓'} {label}" + (f" — {detail}" if detail else ""))
+            phases = {k for k, _ in PHASES.values()}
+            if key in phases and key not in done:  # an unknown node is shown, never counted as a step
                 done.append(key)
-            status.update(label=f"{label} … ({len(done)}/{len({k for k, _ in PHASES.values()})} ধাপ, "
-                                f"{time.monotonic() - t0:.1f} s)")
+            status.update(label=f"{label} … ({len(done)}/{len(phases)} ধাপ, {time.monotonic() - t0:.1f} s)")
         if result is not None:
             total = time.monotonic() - t0
             # The loading note only when loading took noticeable time (the first question of a session).
@@ -300,7 +300,8 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
     st.caption(f"আইনের সংস্করণ (statute version): **{VERSION_NAMES.get(result.statute_version, result.statute_version)}** · "
                f"উত্তর দিয়েছে (backends that answered): **{backends}** · {tau}, α = {result.alpha:.2f} · "
                f"run `{result.run_id}` · {result.latency_s:.1f} s")
-    if result.gate_mode == "calibrated" and math.isinf(result.tau):
+    if result.gate_mode == "calibrated" and math.isinf(result.tau) and result.claims:
+        # With no claim at all the badge already says why (nothing matched); τ is not the reason.
         st.warning("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) "
                    "এই ব্যবস্থার জন্য ভুলের হার প্রতিশ্রুত সীমার নিচে রাখার মতো কোনো সীমা পায়নি (τ = ∞): "
                    "কোনো উদ্ধৃতি প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত।")

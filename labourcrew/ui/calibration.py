@@ -225,4 +225,11 @@ def render_validation(path: Path) -> None:
                        "release rate": _opt(m.get("mean_release_rate")),
                        "fail-closed splits": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
                       hide_index=True, key="cal_validation")
+        st.caption("প্রতিটি ভাগে অর্ধেক প্রশ্নে τ বাছাই, বাকি অর্ধেকে মাপা হয়। LTT-র প্রতিশ্রুতি: প্রকৃত ঝুঁকি α-র বেশি হওয়ার "
+                   "সম্ভাবনা ≤ δ। বাকি অর্ধেকের অল্প কয়েকটি প্রকাশিত প্রশ্নে মাপা ঝুঁকি এলোমেলো, তাই "
+                   "“share of splits > α” δ-র কিছু ওপরে যেতে পারে; যে ভাগে LTT কিছুই প্রকাশ করে না (fail-closed) সেটি গণনায় নেই। "
+                   "(Each split picks τ on half the questions and measures on the other half. LTT promises that the *true* "
+                   "selective risk exceeds α with probability ≤ δ; the held-out half's few releasing questions make "
+                   "its measured risk noisy, so the share above α can sit a little over δ. Fail-closed splits release "
+                   "nothing and are not counted.)")
     st.json(data, expanded=False)

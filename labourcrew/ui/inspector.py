@@ -18,6 +18,7 @@ from labourcrew.settings import Settings
 from labourcrew.ui.ask import render_passage, status_badge
 from labourcrew.ui.frame import chart, html_text, link
 from labourcrew.viz.charts import (
+    TRUST_FORMULA,
     fmt_tau,
     role_timeline_figure,
     score_vs_tau_figure,
@@ -130,6 +131,7 @@ def _why(result: AskResult, claim: GatedClaim, graph: StatuteGraph, record: Cali
     c1, c2 = st.columns(2)
     with c1:
         chart(trust_components_figure(claim.trust_components), key=f"ri_comp_{claim.claim_id}")
+        st.caption(f"{TRUST_FORMULA} S = {claim.trust_score:.3f}")
     with c2:
         chart(score_vs_tau_figure(
             claim.trust_score, tau=result.tau, alpha=result.alpha, n=record.n if record else 0, mode=result.gate_mode,

@@ -81,8 +81,10 @@ def _secret_digest(settings: Settings) -> str:
 
 
 def settings_key(settings: Settings) -> str:
-    """Cache key of everything built from ``settings``: non-secret hash + digest of the secrets."""
-    return f"{settings.hash()}:{_secret_digest(settings)}"
+    """Cache key of everything built from ``settings``: non-secret hash, the index location (not in
+    the hash, but a connection is to one place) and a digest of the secrets.
+    """
+    return f"{settings.hash()}:{settings.index.uri}:{_secret_digest(settings)}"
 
 
 def labels_path(settings: Settings) -> Path:

@@ -30,6 +30,7 @@ __all__ = [
     "risk_curve_figure",
     "role_timeline_figure",
     "fmt_tau",
+    "TRUST_FORMULA",
 ]
 
 # Component field -> (Bangla + English label, weight attribute of TrustWeights).
@@ -39,10 +40,20 @@ COMPONENT_LABELS: dict[str, tuple[str, str]] = {
     "verdict_score": ("নিরীক্ষকের রায় · auditor verdict", "w_verdict"),
     "provenance": ("উৎস · retrieval provenance", "w_provenance"),
     "confidence": ("আস্থা · confidence", "w_confidence"),
-    "relevance": ("প্রশ্নের প্রেক্ষিতে প্রাসঙ্গিকতা · relevance (learned, in the question's context)", "w_relevance"),
+    "relevance": ("প্রাসঙ্গিকতা (প্রেক্ষিতে) · relevance in context", "w_relevance"),
 }
 
 _STATUS_COLOURS = {"ok": "#1b7f3b", "retried": "#e37400", "failed": "#d93025"}
+
+
+TRUST_FORMULA = (
+    "S = Σ wᵢ·xᵢ / Σ wᵢ — ওজনযুক্ত গড় (a weighted mean: the learned relevance weighs as much as the other five "
+    "together); কোনো উদ্ধৃতি যাচাই না হলে S = 0, একটি ব্যর্থ হলে S ≤ 0.2, নিরীক্ষক REFUTE দিলে S ≤ 0.35. "
+    "আস্থা (confidence) = দাবিকারীর নিজের আস্থা (the counsel's own confidence in its quote). "
+    "প্রাসঙ্গিকতা = উদ্ধৃত বিধানটি প্রশ্নের উত্তর নির্ধারণ করে তার শিখে-নেওয়া সম্ভাবনা, প্রশ্নের অন্য প্রার্থীদের তুলনায় "
+    "(P(the cited unit governs the answer), read against the question's other candidates)."
+)
+"""The trust score in one paragraph, shown under :func:`trust_components_figure` (labourcrew.audit.trust_score)."""
 
 
 def fmt_tau(tau: float) -> str:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from labourcrew.ledger.run import AskResult
 
 __all__ = ["Passage", "Marks", "cited_passages", "run_marks", "claims_by_side", "unique_backends", "PHASES",
-           "phase_of"]
+           "phase_of", "ERROR_HANDLER"]
 
 
 class Passage(BaseModel):
@@ -67,8 +67,17 @@ PHASES: dict[str, tuple[str, str]] = {
 }
 
 
+ERROR_HANDLER = "__error_handler__"
+"""Prefix of the board node that records a role's failure (labourcrew.board.topology)."""
+
+
 def phase_of(node: str) -> tuple[str, str]:
-    """``(phase key, Bangla label)`` of a board node (unknown nodes are their own phase)."""
+    """``(phase key, Bangla label)`` of a board node (unknown nodes are their own phase). A role's
+    error handler belongs to the role's phase and says the role failed.
+    """
+    if node.startswith(ERROR_HANDLER):
+        key, label = phase_of(node.removeprefix(ERROR_HANDLER))
+        return key, f"{label} — ব্যর্থ, বাকি বোর্ড চলছে (failed; the board goes on)"
     return PHASES.get(node, (node, node))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 
 import pytest
 
@@ -159,6 +160,7 @@ def test_statute_graph_from_a_claim_and_by_bangla_number(app_page, app_env):
 
 
 def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_path, monkeypatch):
+    monkeypatch.setattr("labourcrew.ui.annotate.MIN_VIEW_S", 0.0)  # clicks come faster than a person reads
     # A calibration file of its own: this test writes new records.
     cal = tmp_path / "calibration" / "trust_gate.json"
     write_fixture_calibration(cal)
@@ -223,6 +225,7 @@ def test_annotate_saves_label_and_calibration_sees_it(app_page, app_env, tmp_pat
 
 
 def test_annotate_shortcuts_guidelines_blind_mode_and_disagreements(app_page, app_env, tmp_path, monkeypatch):
+    monkeypatch.setattr("labourcrew.ui.annotate.MIN_VIEW_S", 0.0)  # clicks come faster than a person reads
     cal = tmp_path / "calibration" / "trust_gate.json"
     write_fixture_calibration(cal)
     (cal.parent / "README.md").write_text("# x\n\n## Labelling protocol\n\nA claim is **faithful** only if\n\n## Next\n",
@@ -256,6 +259,31 @@ def test_annotate_shortcuts_guidelines_blind_mode_and_disagreements(app_page, ap
     at.radio(key="ann_queue").set_value("disputed").run()
     _no_problem(at)
     assert any(key in c.value for c in at.caption)  # the disputed claim is in the disagreement queue
+
+
+def test_annotate_ignores_a_click_on_a_claim_not_yet_read_and_undoes_the_last_label(app_page, app_env, tmp_path,
+                                                                                   monkeypatch):
+    # A new user's two quick clicks labelled the next claim too, which they never saw, and nothing undid it.
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    monkeypatch.setattr("labourcrew.ui.annotate.MIN_VIEW_S", 0.5)
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    store = LabelStore(cal.parent / "labels.sqlite")
+    key = next(c for c in at.caption if "key `ck1:" in c.value).value.split("key `")[1].rstrip("`")
+    at.button(key="lc-key-2").click().run()  # at once: the claim has not been on screen long enough
+    _no_problem(at)
+    assert store.list(annotator="rahim") == [] and at.warning and "ignored" in at.warning[0].value
+    time.sleep(0.6)
+    at.button(key="lc-key-2").click().run()
+    assert [(r.claim_id, r.label) for r in store.list(annotator="rahim")] == [(key, "unfaithful")]
+    assert at.success and "unfaithful" in at.success[0].value
+    at.button(key="lc-key-undo").click().run()  # undo: the claim had no label before
+    _no_problem(at)
+    assert store.list(annotator="rahim") == [] and "undone" in at.success[0].value
+    assert "lc-key-undo" not in [b.key for b in at.button]  # nothing left to undo
 
 
 def test_evaluation_empty_state_and_results(app_page, app_env, tmp_path, monkeypatch):

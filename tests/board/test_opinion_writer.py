@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -84,6 +86,19 @@ def test_check_drops_a_sentence_that_is_not_a_released_claim(real_claims) -> Non
 def test_undecided_opinion_has_no_legal_content(real_claims) -> None:
     op = write_opinion(gate_of(real_claims, [False] * len(real_claims)), version="2025")
     assert len(op.sentences) == 1 and "«" not in op.opinion_bn
+
+
+def test_an_undecided_answer_gives_one_reason_no_claim_is_not_a_closed_gate(real_claims) -> None:
+    # A new user saw "no quote matched" in the badge and "the Trust Gate found no threshold" below it.
+    from labourcrew.gate.trust_gate import NOT_VERIFIED_NO_CLAIM, bilingual
+
+    closed = gate_of(real_claims, [False] * len(real_claims)).model_copy(
+        update={"mode": "calibrated", "tau": math.inf})
+    assert closed.fail_closed
+    assert "τ = ∞" in write_opinion(closed, version="2025").opinion_bn
+    empty = closed.model_copy(update={"claims": [], "accepted_ids": [], "status_reason": bilingual(*NOT_VERIFIED_NO_CLAIM)})
+    text = write_opinion(empty, version="2025").opinion_bn
+    assert "τ" not in text and NOT_VERIFIED_NO_CLAIM[0].removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")[:30] in text
 
 
 def test_english_rendering_marks_the_translation(graph: StatuteGraph, real_claims) -> None:

@@ -196,6 +196,17 @@ def test_hash_excludes_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     assert without == one == two
 
 
+def test_hash_does_not_depend_on_where_the_index_file_lives(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The README's private index copy per process must not make a run "another system".
+    default = load_settings()
+    monkeypatch.setenv("LABOURCREW_INDEX__URI", "/tmp/copy.db")
+    copy = load_settings()
+    assert copy.index.uri != default.index.uri and copy.hash() == default.hash()
+    from labourcrew.ui.resources import settings_key
+
+    assert settings_key(copy) != settings_key(default)  # but what the dashboard caches is per location
+
+
 def test_hash_does_not_depend_on_checkout_location() -> None:
     # Paths under the repo root are hashed relative to it, so every clone agrees.
     dumped = json.dumps(load_settings().public_dict())
@@ -252,3 +263,18 @@ def test_partial_ceiling_override_keeps_the_rest(monkeypatch: pytest.MonkeyPatch
 def test_unknown_question_type_is_rejected() -> None:
     with pytest.raises(ConfigError, match="unknown question type"):
         load_settings(retrieval={"ceilings": {"trick_question": {"max_k": 3}}})
+
+
+def test_openai_s_hosted_api_without_a_key_is_refused_before_any_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A new user picked the openai preset with no key: four roles retried connection errors, then "try again".
+    from labourcrew.errors import ConfigError
+    from labourcrew.graph.statute_graph import load_graph
+    from labourcrew.wiring import make_backend
+
+    hosted = load_settings("openai")
+    assert hosted.llm.api_key is None and hosted.llm.hosted_without_key()
+    with pytest.raises(ConfigError, match="API key"):
+        make_backend(hosted, load_graph())
+    assert not load_settings("openai", llm__base_url="http://127.0.0.1:8080/v1").llm.hosted_without_key()
+    monkeypatch.setenv("LABOURCREW_LLM__API_KEY", "sk-test")
+    assert not load_settings("openai").llm.hosted_without_key()

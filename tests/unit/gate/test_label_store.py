@@ -145,3 +145,15 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
         assert row.run_id == f"run-{row.annotator}"
         assert row.rationale == f"{row.annotator} " * 20
         assert row.label == ("faithful" if i % 3 else "unfaithful")
+
+
+def test_restore_undoes_one_add_and_brings_back_the_label_it_replaced(tmp_path):
+    store = LabelStore(tmp_path / "l.sqlite")
+    store.add("ck1:a", "rahim", "unsure", note="first")
+    before = store.get("ck1:a", "rahim")
+    store.add("ck1:a", "rahim", "faithful")
+    store.restore("ck1:a", "rahim", before)  # undo the replacement: the earlier label is back, as it was
+    assert store.get("ck1:a", "rahim") == before
+    store.add("ck1:b", "rahim", "unfaithful")
+    store.restore("ck1:b", "rahim", None)  # undo a first label: nothing left
+    assert store.get("ck1:b", "rahim") is None and len(store) == 1

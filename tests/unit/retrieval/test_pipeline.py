@@ -120,6 +120,19 @@ def test_exact_reference_puts_the_section_first(retriever):
     assert first.node_id == "2025:27(3A)" and "exact" in first.channels
 
 
+def test_a_named_section_without_text_of_its_own_is_followed_by_its_sub_sections(retriever):
+    # Section 26 is only a heading over 26(1)..(4): a new user's "ধারা ২৬ কী বলে?" got 14(3) and 2(19).
+    res = retriever.retrieve("ধারা ২৬ কী বলে?", "2025")
+    assert not retriever.graph.units["2025:26"].text.strip()
+    head = [i.node_id for i in res.evidence_pack.items[:5]]
+    assert head == ["2025:26", "2025:26(1)", "2025:26(2)", "2025:26(3)", "2025:26(4)"]
+    # a named unit with text of its own (27(4), a lead-in over (a)-(c)) stands alone
+    from labourcrew.retrieval.pipeline import _with_children
+
+    assert retriever.graph.units["2025:27(4)"].children
+    assert _with_children(retriever.graph, ["2025:27(4)", "2025:26"])[:2] == ["2025:27(4)", "2025:26"]
+
+
 def test_cross_chapter_penalty_reaches_the_duty_by_hopping(retriever):
     # s.283 (chapter XIX) punishes disobeying a Labour Court order under s.33 (chapter II).
     pack = retriever.retrieve_request(
