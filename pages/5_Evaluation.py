@@ -1,6 +1,7 @@
 """Evaluation: per-category charts from the evaluation results, baselines and ablations side by
 side; a clear empty state with the command that produces the results."""
 
+from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.ui import evaluation, frame
 from labourcrew.viz.evaluation import parse_results
 
@@ -12,4 +13,8 @@ with frame.guard(ctx.settings):
     else:
         path = evaluation.pick_results_file(files)
         results = parse_results(evaluation.read_results(str(path), path.stat().st_mtime))
-        evaluation.render_results(results)
+        try:
+            record_created = CalibrationRecord.load(ctx.settings.gate.calibration_path).created
+        except Exception:  # noqa: BLE001 -- no readable record: nothing to compare with
+            record_created = None
+        evaluation.render_results(results, record_created)

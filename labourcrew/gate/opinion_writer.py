@@ -528,8 +528,12 @@ def _hints(question: str, spotting: object | None, version: str = "2025") -> lis
     # The script hint names the text that was searched: Bangla script for the Bangla texts; for the
     # English text, English (a Bangla or romanised Bangla question matched it poorly: 115 was not found).
     if latin and version != ENGLISH_VERSION:
-        out.append("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
-                   "writing the question in Bangla script works best (the Act's text is Bangla)")
+        hint = ("প্রশ্নটি বাংলা অক্ষরে লিখলে সবচেয়ে ভালো উত্তর মেলে (আইনের পাঠ বাংলায়) — "
+                "writing the question in Bangla script works best (the Act's text is Bangla)")
+        if language == "en":  # an English question can also read the unofficial English text
+            hint += ("; ইংরেজিতে প্রশ্ন করলে আইনের ইংরেজি (অনানুষ্ঠানিক) পাঠ বেছে নিতে পারেন — or choose the "
+                     "unofficial English text (en-2018) for an English question")
+        out.append(hint)
     bangla_script = bool(_BN_ANY.search(question)) and not _ROMAN.search(question)
     if version == ENGLISH_VERSION and (bangla_script or language == "bn-latn"):
         out.append("আইনের ইংরেজি (অনানুষ্ঠানিক) পাঠে খোঁজা হয়েছে: এই পাঠে প্রশ্নটি ইংরেজিতে লিখলে, অথবা বাংলা পাঠ "

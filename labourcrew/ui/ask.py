@@ -302,11 +302,12 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
                f"run `{result.run_id}` · {result.latency_s:.1f} s")
     if result.gate_mode == "calibrated" and math.isinf(result.tau) and result.claims:
         # With no claim at all the badge already says why (nothing matched); τ is not the reason.
-        st.warning("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) "
-                   "এই ব্যবস্থার জন্য ভুলের হার প্রতিশ্রুত সীমার নিচে রাখার মতো কোনো সীমা পায়নি (τ = ∞): "
-                   "কোনো উদ্ধৃতি প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত।")
-        # The record's note is the statistician's English: behind an expander, not in the worker's way.
-        with st.expander("পরিসংখ্যানগত বিবরণ (statistical detail, English)"):
+        # The badge and the opinion already say why (τ = ∞); a third box said it again (a new user counted
+        # four). The record's note is the statistician's English: behind an expander, not in the worker's way.
+        with st.expander("কেন τ = ∞? পরিসংখ্যানগত বিবরণ (why τ = ∞: statistical detail, English)"):
+            st.caption("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) "
+                       "এই ব্যবস্থার জন্য ভুলের হার প্রতিশ্রুত সীমার নিচে রাখার মতো কোনো সীমা পায়নি, তাই কোনো উদ্ধৃতি "
+                       "প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত।")
             st.caption(result.calibration_note or "no calibration record")
     elif result.gate_mode == "categorical" and result.status != ReleaseStatus.UNDECIDED:
         st.warning("অক্যালিব্রেটেড গেট: উদ্ধৃতিগুলো হুবহু আইনের পাঠ এবং নিরীক্ষক সমর্থন করেছেন, কিন্তু ভুলের হারের "

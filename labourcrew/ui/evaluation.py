@@ -20,7 +20,8 @@ from labourcrew.viz.evaluation import (
     status_share_figure,
 )
 
-__all__ = ["EVAL_COMMAND", "RESULTS_DIR", "result_files", "pick_results_file", "read_results", "render_empty", "render_results"]
+__all__ = ["EVAL_COMMAND", "RESULTS_DIR", "result_files", "pick_results_file", "read_results", "render_empty", "render_results",
+           "stale_note"]
 
 EVAL_COMMAND = "python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json"
 
@@ -82,11 +83,28 @@ def _fmt(x: float) -> str:
 _INFO_KEYS = ("dataset", "split", "suite", "backend", "gate_mode", "tau", "n_items", "created")
 
 
-def render_results(results: EvalResults) -> None:
-    """Per-category charts, status shares, configuration comparison and the full table."""
+def stale_note(info: dict[str, str], record_created: str | None) -> str | None:
+    """A warning when the results predate the current Trust Gate record (ISO times compare as text;
+    None when either time is missing or the results are newer).
+    """
+    made = info.get("created")
+    if not made or not record_created or made >= record_created:
+        return None
+    return (f"এই ফলাফল বর্তমান ক্যালিব্রেশন রেকর্ডের ({record_created[:16]}) আগে তৈরি ({made[:16]}): সংখ্যাগুলো আগের "
+            f"ব্যবস্থার হতে পারে — these results predate the current calibration record and may be another system's; "
+            f"re-run `python -m labourcrew eval --suite paper --split report`.")
+
+
+def render_results(results: EvalResults, record_created: str | None = None) -> None:
+    """Per-category charts, status shares, configuration comparison and the full table (with a
+    warning when the results predate the Trust Gate record created at ``record_created``).
+    """
     info = [f"{k}: {results.info[k]}" for k in _INFO_KEYS if k in results.info]
     if info:
         st.caption(" · ".join(info))
+    note = stale_note(results.info, record_created)
+    if note:
+        st.warning(note)
     metrics = results.metrics
     c1, c2 = st.columns([1, 2])
     default_metric = next((m for m in ("citation_based_precision", "cbp", "gold_section_recall", "recall_at_k")

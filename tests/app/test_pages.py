@@ -464,3 +464,13 @@ def test_a_statute_link_from_a_missing_run_still_shows_the_section(app_page):
     _no_problem(at)
     assert any("রানটি পাওয়া যায়নি" in w.value and "run not found" in w.value for w in at.warning)
     assert at.subheader and "২৭" in at.subheader[0].value
+
+
+def test_evaluation_results_older_than_the_calibration_record_are_flagged():
+    # A new user demoed numbers of an earlier system without knowing it.
+    from labourcrew.ui.evaluation import stale_note
+
+    info = {"created": "2026-12-01T18:44:18+00:00"}
+    assert "predate" in stale_note(info, "2026-12-02T08:59:53+00:00")
+    assert stale_note(info, "2026-12-01T10:00:00+00:00") is None
+    assert stale_note({}, "2026-12-02T08:59:53+00:00") is None and stale_note(info, None) is None

@@ -152,11 +152,12 @@ def test_the_bangla_script_hint_is_not_given_for_the_english_text():
 
     english = SimpleNamespace(language="en", injection=[])
     q = "How many days of casual leave does a worker get?"
-    assert any("Bangla script works best" in h for h in _hints(q, english, "2025"))
+    assert any("Bangla script works best" in h and "English text (en-2018)" in h for h in _hints(q, english, "2025"))
     assert not any("Bangla script works best" in h for h in _hints(q, english, "en-2018"))
     # romanised Bangla: Bangla script for the Bangla text, English for the English text
     banglish = SimpleNamespace(language="bn-latn", injection=[])
-    assert any("Bangla script works best" in h for h in _hints("koto din chuti pabo", banglish, "2025"))
+    assert any("Bangla script works best" in h and "en-2018" not in h  # romanised Bangla is not English
+               for h in _hints("koto din chuti pabo", banglish, "2025"))
     on_english = _hints("koto din chuti pabo", banglish, "en-2018")
     assert any("ask in English" in h for h in on_english)
     assert not any("Bangla script works best" in h for h in on_english)
