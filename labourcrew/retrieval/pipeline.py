@@ -121,7 +121,9 @@ class Reranker(Protocol):
     name: str
 
     def rerank(self, question: str, items: Sequence[EvidenceItem], version: str) -> list[EvidenceItem]:
-        """``items`` with ``relevance`` set, best first."""
+        """``items`` with the learned fields (:data:`~labourcrew.ledger.records.LEARNED_FIELDS`) set, best first;
+        ``items`` are all of one question's candidates (the scores read each against the others).
+        """
         ...
 
 

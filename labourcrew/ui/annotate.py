@@ -18,7 +18,7 @@ from labourcrew.gate.agreement import agreement_report
 from labourcrew.gate.annotation_queue import Progress, QueueItem
 from labourcrew.gate.labels import Label, LabelStore, is_adjudicator
 from labourcrew.statute.ids import citation_label_bn
-from labourcrew.ui.frame import html_text
+from labourcrew.ui.frame import html_text, md_text
 from labourcrew.viz.passages import highlight
 
 __all__ = ["LABEL_NAMES", "SHORTCUTS", "read_annotator", "read_options", "skipped", "render_progress",
@@ -136,8 +136,9 @@ def _save(item: QueueItem, store: LabelStore, annotator: str, label: str) -> Non
         return
     previous = store.get(item.key, annotator)
     store.add(item.key, annotator, label, run_id=item.run_id, note=st.session_state.get(f"ann_note_{item.key}", ""))
-    st.session_state["ann_last"] = (item.key, annotator, previous, item.claim_id, item.question[:60])
-    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {item.claim_id} → {label} · {item.question[:60]}"
+    # The question is the user's text: escaped for the markdown of st.success (no live link or image).
+    st.session_state["ann_last"] = (item.key, annotator, previous, item.claim_id, md_text(item.question[:60]))
+    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {item.claim_id} → {label} · {md_text(item.question[:60])}"
 
 
 def _undo(store: LabelStore) -> None:
