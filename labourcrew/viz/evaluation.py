@@ -40,7 +40,7 @@ OVERALL = "overall"
 
 # Known metric keys -> label; other numeric keys are shown under their own name.
 METRIC_LABELS: dict[str, str] = {
-    "gold_section_recall": "gold-section recall@k",
+    "gold_section_recall": "gold-section recall (whole Evidence Pack; `bench retrieval` gives recall@10)",
     "recall_at_k": "recall@k",
     "gold_section_hit": "gold-section hit of accepted claims",
     "citation_precision": "citation precision",
