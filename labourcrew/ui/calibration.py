@@ -209,6 +209,19 @@ def render_history(current_path: Path, settings: Settings | None = None) -> None
         st.success(msg)
 
 
+def _validation_note(ltt: dict, splits: object, delta: object) -> str:
+    """How to read LTT's row: the share counts a split that releases nothing as not above α."""
+    closed, releasing = ltt.get("fail_closed_splits"), ltt.get("splits_releasing")
+    share = ltt.get("share_splits_selective_risk_above_alpha")
+    above = round(share * splits) if isinstance(share, float) and isinstance(splits, int) else None
+    return ("প্রতিটি ভাগে অর্ধেক প্রশ্নে τ বাছাই, বাকি অর্ধেকে মাপা হয়। যে ভাগে কিছুই প্রকাশ হয় না (fail-closed), "
+            "সেটি “α-র ওপরে নয়” হিসেবে গোনা হয়; LTT-র প্রতিশ্রুতি: সব ভাগ মিলিয়ে এই হার ≤ δ (নমুনার এলোমেলোতা বাদে)। "
+            f"(Each split picks τ on half the questions and measures on the other half. A split that releases nothing "
+            f"counts as not above α; LTT promises that share ≤ δ = {delta}, up to sampling error. Here LTT fails "
+            f"closed in {closed} of {splits} splits; of the {releasing} that release, {above} are above α on the "
+            f"held-out half: when it does release, the held-out risk is usually over α.)")
+
+
 def render_validation(path: Path) -> None:
     """``validation.json``: LTT vs CRC vs categorical over random splits, per category."""
     data = load_validation(path)
@@ -225,11 +238,6 @@ def render_validation(path: Path) -> None:
                        "release rate": _opt(m.get("mean_release_rate")),
                        "fail-closed splits": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
                       hide_index=True, key="cal_validation")
-        st.caption("প্রতিটি ভাগে অর্ধেক প্রশ্নে τ বাছাই, বাকি অর্ধেকে মাপা হয়। LTT-র প্রতিশ্রুতি: প্রকৃত ঝুঁকি α-র বেশি হওয়ার "
-                   "সম্ভাবনা ≤ δ। বাকি অর্ধেকের অল্প কয়েকটি প্রকাশিত প্রশ্নে মাপা ঝুঁকি এলোমেলো, তাই "
-                   "“share of splits > α” δ-র কিছু ওপরে যেতে পারে; যে ভাগে LTT কিছুই প্রকাশ করে না (fail-closed) সেটি গণনায় নেই। "
-                   "(Each split picks τ on half the questions and measures on the other half. LTT promises that the *true* "
-                   "selective risk exceeds α with probability ≤ δ; the held-out half's few releasing questions make "
-                   "its measured risk noisy, so the share above α can sit a little over δ. Fail-closed splits release "
-                   "nothing and are not counted.)")
+        ltt = methods.get("ltt") or {}
+        st.caption(_validation_note(ltt, data.get("splits"), data.get("delta")))
     st.json(data, expanded=False)

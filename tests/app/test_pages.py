@@ -474,3 +474,13 @@ def test_evaluation_results_older_than_the_calibration_record_are_flagged():
     assert "predate" in stale_note(info, "2026-12-02T08:59:53+00:00")
     assert stale_note(info, "2026-12-01T10:00:00+00:00") is None
     assert stale_note({}, "2026-12-02T08:59:53+00:00") is None and stale_note(info, None) is None
+
+
+def test_the_validation_note_counts_fail_closed_splits_as_not_above_alpha():
+    # A re-test caught the first wording ("fail-closed splits are not counted"), which was wrong.
+    from labourcrew.ui.calibration import _validation_note
+
+    ltt = {"fail_closed_splits": 856, "splits_releasing": 144, "share_splits_selective_risk_above_alpha": 0.116}
+    note = _validation_note(ltt, 1000, 0.1)
+    assert "856 of 1000" in note and "of the 144 that release, 116 are above α" in note
+    assert "counts as not above α" in note
