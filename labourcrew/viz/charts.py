@@ -93,7 +93,7 @@ def trust_components_figure(
     )
     fig.update_layout(**base_layout("ট্রাস্ট স্কোরের উপাদান · trust components", height=240 + 30 * (len(xs) > 5)))
     fig.update_xaxes(range=[0, 1.0], title=None)
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", automargin=True)  # long bilingual labels are never cut
     return fig
 
 
