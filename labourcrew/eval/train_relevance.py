@@ -70,7 +70,7 @@ from labourcrew.retrieval.pipeline import Retriever
 from labourcrew.settings import Settings
 from labourcrew.statute.ids import within_any
 
-__all__ = ["PARAMS", "candidates", "build_matrix", "train", "N_ROUNDS"]
+__all__ = ["PARAMS", "build_matrix", "train", "N_ROUNDS"]
 
 logger = logging.getLogger(__name__)
 
@@ -80,13 +80,6 @@ PARAMS: dict[str, Any] = {
     "verbose": -1,
 }
 N_ROUNDS = 300
-
-
-def candidates(retriever: Retriever, question: str, version: str, depth: int) -> list[EvidenceItem]:
-    """The candidates the reranker scores for ``question``: deep direct hits plus hop-reached units
-    (:meth:`~labourcrew.retrieval.pipeline.Retriever.candidates`, the run time's re-entry context too).
-    """
-    return retriever.candidates(question, version, depth)
 
 
 def _labels(item: TrainItem, cands: list[EvidenceItem], graph: StatuteGraph) -> np.ndarray:
@@ -111,7 +104,7 @@ def build_matrix(items: list[TrainItem], retriever: Retriever, scorer: Relevance
         for g, it in enumerate(items):
             if adapters is not None:
                 retriever.statute.adapter = scorer.adapter = adapters.get(it.id, own)
-            cands = candidates(retriever, it.question, it.statute_version, depth)
+            cands = retriever.candidates(it.question, it.statute_version, depth)
             x, y = scorer.features(it.question, cands, it.statute_version), _labels(it, cands, retriever.graph)
             secs.extend(scorer.section_id(c.node_id) for c in cands)
             missed += int(y.sum() == 0)

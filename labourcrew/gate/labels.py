@@ -304,27 +304,24 @@ class LabelStore:
             rationale=rationale,
             created=created or datetime.now(UTC).isoformat(timespec="microseconds"),
         )
-        with self._connect() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(_UPSERT, tuple(getattr(row, f) for f in _FIELDS))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        self._write(_UPSERT, tuple(getattr(row, f) for f in _FIELDS))
         return row
 
     def restore(self, claim_id: str, annotator: str, previous: Label | None) -> None:
         """Undo one :meth:`add`: put ``previous`` back (the label it replaced), or delete the label of
         ``claim_id`` by ``annotator`` when there was none (one atomic transaction).
         """
+        if previous is None:
+            self._write("DELETE FROM labels WHERE claim_id = ? AND annotator = ?", (claim_id, annotator))
+        else:
+            self._write(_UPSERT, tuple(getattr(previous, f) for f in _FIELDS))
+
+    def _write(self, sql: str, args: tuple) -> None:
+        """One statement in its own ``BEGIN IMMEDIATE`` transaction (rolled back on any error)."""
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                if previous is None:
-                    conn.execute("DELETE FROM labels WHERE claim_id = ? AND annotator = ?", (claim_id, annotator))
-                else:
-                    conn.execute(_UPSERT, tuple(getattr(previous, f) for f in _FIELDS))
+                conn.execute(sql, args)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from labourcrew.errors import DataError
-from labourcrew.eval.train_relevance import candidates
 from labourcrew.relevance.dataset import load_train
 from labourcrew.relevance.model import load_model
 from labourcrew.statute.ids import within_any
@@ -34,7 +33,7 @@ def test_gold_units_rank_first_on_a_sample(e2e_settings, graph, pipeline, rerank
     items = [it for it in load_train() if it.kind == "single"][::40][:20]
     hits = 0
     for it in items:
-        cands = candidates(pipeline, it.question, "2025", e2e_settings.relevance.rerank_depth)
+        cands = pipeline.candidates(it.question, "2025")
         gold = [f"2025:{g}" for g in it.gold_labels()]
         if not any(within_any(c.node_id, gold) for c in cands):
             continue  # retrieval never reached it: not the model's fault
@@ -59,7 +58,7 @@ def test_relative_features_compare_a_candidate_with_the_question_s_others(e2e_se
     from labourcrew.relevance.features import FEATURES, RELATIVE
 
     q = "চাকরি ছাড়ার আগে শ্রমিককে কত দিনের নোটিশ দিতে হয়?"
-    cands = candidates(pipeline, q, "2025", e2e_settings.relevance.rerank_depth)
+    cands = pipeline.candidates(q, "2025")
     x = reranker.features(q, cands, "2025")
     col = {f: k for k, f in enumerate(FEATURES)}
     assert len(cands) > 10
@@ -78,28 +77,20 @@ def test_probabilities_are_the_platt_map_of_the_ranking_scores(e2e_settings, pip
     a, b = model.platt
     assert a > 0  # a higher ranking score is a higher P(governs)
     q = "মাতৃত্বকালীন ছুটি কত দিন?"
-    x = reranker.features(q, candidates(pipeline, q, "2025", e2e_settings.relevance.rerank_depth), "2025")
+    x = reranker.features(q, pipeline.candidates(q, "2025"), "2025")
     raw = model.booster.predict(x, num_threads=1)
     p = model.predict(x)
     assert np.all((p > 0) & (p < 1))
     assert np.array_equal(np.argsort(-raw, kind="stable"), np.argsort(-p, kind="stable"))
 
 
-def test_an_artefact_without_its_probability_map_is_stale(tmp_path, e2e_settings):
+@pytest.mark.parametrize(("field", "message"), [("platt", "stale"), ("context_map", "context map")])
+def test_an_artefact_without_one_of_its_maps_is_stale(tmp_path, e2e_settings, field, message):
     payload = json.loads(e2e_settings.relevance.model_path.read_text(encoding="utf-8"))
-    del payload["record"]["platt"]
-    stale = tmp_path / "noplatt.json"
+    del payload["record"][field]
+    stale = tmp_path / f"no_{field}.json"
     stale.write_text(json.dumps(payload), encoding="utf-8")
-    with pytest.raises(DataError, match="stale"):
-        load_model(stale)
-
-
-def test_an_artefact_without_its_context_map_is_stale(tmp_path, e2e_settings):
-    payload = json.loads(e2e_settings.relevance.model_path.read_text(encoding="utf-8"))
-    del payload["record"]["context_map"]
-    stale = tmp_path / "nomap.json"
-    stale.write_text(json.dumps(payload), encoding="utf-8")
-    with pytest.raises(DataError, match="context map"):
+    with pytest.raises(DataError, match=message):
         load_model(stale)
 
 
@@ -113,7 +104,7 @@ def test_trust_relevance_is_the_context_map_of_the_question_s_scores(e2e_setting
     # the map was kept because it ranks all questions' candidates together better than the Platt map
     assert cmap["cv_pooled_roc_auc"] > cmap["platt_pooled_roc_auc"]
     q = "মাতৃত্বকালীন ছুটি কত দিন?"
-    cands = candidates(pipeline, q, "2025", e2e_settings.relevance.rerank_depth)
+    cands = pipeline.candidates(q, "2025")
     ranked = reranker.rerank(q, cands, "2025")
     assert all(0.0 < r.trust_relevance < 1.0 for r in ranked)
     # the same unit is worth less when its question has a rival as strong: scored in a list where
@@ -137,7 +128,7 @@ def test_a_re_entry_is_scored_among_the_question_s_own_candidates(e2e_settings, 
     from labourcrew.ledger.retrieval import PlannerRequest
 
     q = "লে-অফ হওয়া কোন শ্রমিক ক্ষতিপূরণ পাওয়ার যোগ্য, আর বদলি শ্রমিকের ক্ষেত্রে ব্যতিক্রম কী?"
-    cands = candidates(pipeline, q, "2025", e2e_settings.relevance.rerank_depth)
+    cands = pipeline.candidates(q, "2025")
     first = {r.node_id: r for r in reranker.rerank(q, cands, "2025")}
     low = sorted(first.values(), key=lambda r: r.relevance)[len(first) // 3]  # a unit rated low in round 1
     pack = pipeline.retrieve_request(PlannerRequest(seeds=[low.node_id], hop_budget=0), "2025", question=q)
