@@ -124,10 +124,13 @@ def result_json(res) -> dict[str, Any]:
         ],
         "hop_trace": [{"source": e.source, "edge": e.edge.value, "target": e.target, "depth": e.depth} for e in res.hop_trace],
         "timings_ms": res.timings_ms,
+        "warnings": list(res.warnings),
     }
 
 
 def _print_result(res) -> None:
+    for w in res.warnings:  # first: the results below are not about the section the user named
+        print(f"সতর্কতা (warning): {w}")
     print(f"question type: {res.question_type.value}   version: {res.version}   "
           f"queries: {len(res.plan.queries)}  k={res.plan.k}  hops={res.plan.hops}")
     for n, i in enumerate(res.evidence_pack.items, 1):

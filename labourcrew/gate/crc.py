@@ -52,6 +52,7 @@ __all__ = [
     "risk_curve",
     "question_losses",
     "load_calibration",
+    "is_stand_in",
     "calibration_sha256",
 ]
 
@@ -75,6 +76,17 @@ def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, g
         grid_size=grid_size,
         note=note,
     )
+
+
+def is_stand_in(record: CalibrationRecord) -> bool:
+    """Whether ``record`` is the fail-closed stand-in :func:`load_calibration` returns in place of a
+    stored record it cannot use (none, unreadable, fitted at another α or δ, or for another system).
+
+    Returns:
+        True for a stand-in; False for a record a calibration fitted, including one whose
+        calibration found no τ (τ = ∞). Stand-ins are the only records without a labels hash.
+    """
+    return not record.labels_sha256
 
 
 def load_calibration(
@@ -102,7 +114,8 @@ def load_calibration(
 
     Returns:
         The stored record; when the file is missing, a record with ``tau = inf``, ``n = 0`` and
-        note ``"no calibration record"`` (nothing will be released).
+        note ``"no calibration record"`` (nothing will be released). A record returned in place of
+        the stored one is a stand-in (:func:`is_stand_in`); its note says which check failed.
 
     Raises:
         DataError: only with ``strict=True``, for an unreadable file.

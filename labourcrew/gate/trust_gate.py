@@ -70,10 +70,10 @@ from labourcrew.ledger.records import (
     TrustFinding,
     Verdict,
 )
+from labourcrew.retrieval.exact import premise_by_label, premise_errors
 from labourcrew.settings import TrustWeights
 from labourcrew.statute.ids import within_any
-from labourcrew.statute.model import EdgeType
-from labourcrew.statute.normalize import normalize
+from labourcrew.statute.normalize import normalize, to_bangla_digits
 
 __all__ = [
     "QUESTION_COVERAGE",
@@ -139,78 +139,6 @@ def primary_issue(spotting: object, section_ids: Sequence[str], question: str) -
     return PrimaryIssue(
         description="question words", terms=list(dict.fromkeys(words)), min_share=QUESTION_COVERAGE
     )
-
-
-def premise_errors(
-    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: StatuteGraph | None = None
-) -> list[str]:
-    """Premise errors: sections the question names that the statute version does not have.
-
-    Args:
-        named_labels: ASCII labels the question names (``['400']``).
-        resolved: label -> node id in ``version`` (None when it does not exist).
-        version: the statute version.
-        graph: the StatuteGraph (to tell an omitted section from one that never existed).
-
-    Returns:
-        One message per missing section, Bangla first, naming and correcting the premise where the
-        text allows: an omitted section (184 in 2025) says so and since when; a section number
-        beyond the Act says where the Act ends, e.g. ``"প্রশ্নে উল্লিখিত ধারা ৪০০ আইনে নেই (আইনের
-        ধারা ১ থেকে ৩৫৪) — section 400 does not exist in the 2025 text (the Act has sections 1-354)"``.
-    """
-    return list(premise_by_label(named_labels, resolved, version, graph).values())
-
-
-def premise_by_label(
-    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: StatuteGraph | None = None
-) -> dict[str, str]:
-    """Named label -> its premise error (see :func:`premise_errors`), for the labels that have one,
-    in the order named, each label once (so a message can never be paired with another label).
-    """
-    from labourcrew.statute.ids import citation_label_bn
-    from labourcrew.statute.normalize import to_bangla_digits
-
-    out: dict[str, str] = {}
-    units = graph.units if graph is not None else {}
-    for label in dict.fromkeys(named_labels):
-        node = resolved.get(label)
-        if node is not None:
-            if graph is not None and node != f"{version}:{label}":  # resolved to an ancestor: no such sub-unit
-                out[label] = _missing_subunit(label, node, graph)
-            continue
-        cite = citation_label_bn(label)
-        base = re.match(r"\d+[A-Z]*", label)
-        sec = base.group(0) if base else label
-        old = units.get(f"2018:{sec}")
-        if version == "2025" and old is not None:
-            out[label] = (f"প্রশ্নে উল্লিখিত {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে; এটি এখন আর বলবৎ নয় — "
-                          f"section {label} was omitted by the 2025 Ordinance and is no longer in force")
-            continue
-        last = max((int(m.group(0)) for u in units.values() if u.version == version and u.level == "section"
-                    for m in [re.match(r"\d+", u.label or "")] if m), default=0)
-        if last and base and int(re.match(r"\d+", sec).group(0)) > last:
-            out[label] = (f"প্রশ্নে উল্লিখিত {cite} আইনে নেই (আইনের ধারা ১ থেকে {to_bangla_digits(str(last))} পর্যন্ত) — "
-                          f"section {label} does not exist in the {version} text (the Act has sections 1-{last})")
-        else:
-            out[label] = (f"প্রশ্নে উল্লিখিত {cite} এই পাঠে নেই অথবা বিলুপ্ত — "
-                          f"section {label} does not exist in, or was omitted from, the {version} text")
-    return out
-
-
-def _missing_subunit(label: str, nearest: str, graph: StatuteGraph) -> str:
-    """A named sub-unit that the version does not have, with the nearest unit that exists and its
-    sub-units ("27(9)": section 27 has sub-sections (1)-(4)).
-    """
-    from labourcrew.statute.ids import citation_label_bn
-
-    unit = graph.units[nearest]
-    kids = [graph.units[t].label for _, t in graph.neighbours(nearest, {EdgeType.CHILD})]
-    more = ", …" if len(kids) > 8 else ""
-    have_bn = f" (এতে আছে: {', '.join(citation_label_bn(k) for k in kids[:8])}{more})" if kids else ""
-    have_en = f" (it has {', '.join(kids[:8])}{more})" if kids else ""
-    return (f"প্রশ্নে উল্লিখিত {citation_label_bn(label)} আইনের এই পাঠে নেই; নিকটতম বিধান "
-            f"{citation_label_bn(unit.label)}{have_bn} — {label} does not exist in the {unit.version} text; "
-            f"the nearest provision is section {unit.label}{have_en}")
 
 
 def coverage(
@@ -663,15 +591,33 @@ def _undecided_reason(
     if not claims:
         return bilingual(*NOT_VERIFIED_NO_CLAIM)
     if mode == "calibrated" and math.isinf(tau):
-        return bilingual("কোনো উত্তর যাচাই করা যায়নি: নির্ভরযোগ্যতা-যাচাই (Trust Gate) এই ব্যবস্থার জন্য এমন কোনো "
-                         "সীমা খুঁজে পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার নিচে থাকে, অথবা ক্যালিব্রেশন "
-                         "এই ব্যবস্থার নয় (τ = ∞), তাই কিছুই প্রকাশ করা হয় না",
-                         "no answer could be verified: the Trust Gate fails closed (τ = ∞; the reason is in the "
-                         "Trust Gate note and on the Calibration page)")
+        return _fail_closed_reason(calibration)
     if mode == "categorical":
         return bilingual("কোনো উত্তর যাচাই করা যায়নি: কোনো উদ্ধৃতি নিরীক্ষকের সমর্থন পায়নি",
                          "no answer could be verified: no quote was SUPPORTed by the auditor")
     return bilingual(*NOT_VERIFIED_THRESHOLD)
+
+
+def _fail_closed_reason(calibration: CalibrationRecord) -> str:
+    """Why a calibrated gate at τ = ∞ released nothing: no usable record for this system (the
+    stand-in's note says which check failed), or this system's own calibration found no τ.
+    """
+    from labourcrew.gate.crc import is_stand_in
+
+    if is_stand_in(calibration):
+        note = calibration.note or "no calibration record"
+        bn_cause = f" ({note.split(' — ')[0]})" if english_part(note) else ""
+        return bilingual(f"কোনো উত্তর যাচাই করা যায়নি: এই ব্যবস্থার জন্য ব্যবহারযোগ্য কোনো ক্যালিব্রেশন রেকর্ড নেই{bn_cause}, "
+                         "তাই নির্ভরযোগ্যতা-যাচাই (Trust Gate) কিছুই প্রকাশ করে না (τ = ∞); Calibration পৃষ্ঠায় এই "
+                         "ব্যবস্থার জন্য τ নির্ণয় করুন",
+                         "no answer could be verified: the Trust Gate releases nothing (τ = ∞) because there is no "
+                         f"calibration record this system can use: {english_part(note) or note}")
+    alpha = f"{calibration.alpha:.2f}"
+    return bilingual(f"কোনো উত্তর যাচাই করা যায়নি: এই ব্যবস্থার ক্যালিব্রেশনে এমন কোনো সীমা (τ) পাওয়া যায়নি যাতে "
+                     f"ভুলের হার α = {to_bangla_digits(alpha)}-এর নিচে থাকে, তাই নির্ভরযোগ্যতা-যাচাই "
+                     "(Trust Gate) কিছুই প্রকাশ করে না (τ = ∞)",
+                     f"no answer could be verified: calibration for this system found no threshold that keeps the "
+                     f"error rate under α = {alpha}, so the Trust Gate releases nothing (τ = ∞)")
 
 
 def _answer_parts(

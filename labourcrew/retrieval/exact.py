@@ -10,20 +10,26 @@ A bare number is never a section: ``৩ মাসের বেতন`` or ``120 
 only after/before a section word (ধারা, section, sec, s., dhara) or in the sub-section shape
 ``27(3)`` / ``২৭(৩ক)`` / ``2(10)(b)``. Inside a list after a section word, a number followed by a
 unit of measure (days, মাস, টাকা ...) ends the list.
+
+A reference the chosen version does not have (``ধারা ৯৯৯``, an omitted section, ``27(9)``) is a
+*premise error* (:func:`premise_errors`): retrieval reports it, and the Trust Gate releases nothing
+that rests on it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.graph.statute_graph import StatuteGraph, parse_section_query
+from labourcrew.statute.model import EdgeType
 from labourcrew.statute.parse_bn import BN_CONSONANTS
 
-__all__ = ["SectionRef", "find_section_refs", "section_labels", "resolve_label", "resolve_refs"]
+__all__ = ["SectionRef", "find_section_refs", "section_labels", "resolve_label", "resolve_refs", "premise_errors",
+           "premise_by_label"]
 
 
 def _nfc(s: str) -> str:
@@ -205,3 +211,75 @@ def resolve_refs(graph: StatuteGraph, version: str, labels: Iterable[str]) -> li
         if node and node not in out:
             out.append(node)
     return out
+
+
+def premise_errors(
+    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: StatuteGraph | None = None
+) -> list[str]:
+    """Premise errors: sections the question names that the statute version does not have.
+
+    Args:
+        named_labels: ASCII labels the question names (``['400']``).
+        resolved: label -> node id in ``version`` (None when it does not exist).
+        version: the statute version.
+        graph: the StatuteGraph (to tell an omitted section from one that never existed).
+
+    Returns:
+        One message per missing section, Bangla first, naming and correcting the premise where the
+        text allows: an omitted section (184 in 2025) says so and since when; a section number
+        beyond the Act says where the Act ends, e.g. ``"প্রশ্নে উল্লিখিত ধারা ৪০০ আইনে নেই (আইনের
+        ধারা ১ থেকে ৩৫৪) — section 400 does not exist in the 2025 text (the Act has sections 1-354)"``.
+    """
+    return list(premise_by_label(named_labels, resolved, version, graph).values())
+
+
+def premise_by_label(
+    named_labels: Sequence[str], resolved: Mapping[str, str | None], version: str, graph: StatuteGraph | None = None
+) -> dict[str, str]:
+    """Named label -> its premise error (see :func:`premise_errors`), for the labels that have one,
+    in the order named, each label once (so a message can never be paired with another label).
+    """
+    from labourcrew.statute.ids import citation_label_bn
+    from labourcrew.statute.normalize import to_bangla_digits
+
+    out: dict[str, str] = {}
+    units = graph.units if graph is not None else {}
+    for label in dict.fromkeys(named_labels):
+        node = resolved.get(label)
+        if node is not None:
+            if graph is not None and node != f"{version}:{label}":  # resolved to an ancestor: no such sub-unit
+                out[label] = _missing_subunit(label, node, graph)
+            continue
+        cite = citation_label_bn(label)
+        base = re.match(r"\d+[A-Z]*", label)
+        sec = base.group(0) if base else label
+        old = units.get(f"2018:{sec}")
+        if version == "2025" and old is not None:
+            out[label] = (f"প্রশ্নে উল্লিখিত {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে; এটি এখন আর বলবৎ নয় — "
+                          f"section {label} was omitted by the 2025 Ordinance and is no longer in force")
+            continue
+        last = max((int(m.group(0)) for u in units.values() if u.version == version and u.level == "section"
+                    for m in [re.match(r"\d+", u.label or "")] if m), default=0)
+        if last and base and int(re.match(r"\d+", sec).group(0)) > last:
+            out[label] = (f"প্রশ্নে উল্লিখিত {cite} আইনে নেই (আইনের ধারা ১ থেকে {to_bangla_digits(str(last))} পর্যন্ত) — "
+                          f"section {label} does not exist in the {version} text (the Act has sections 1-{last})")
+        else:
+            out[label] = (f"প্রশ্নে উল্লিখিত {cite} এই পাঠে নেই অথবা বিলুপ্ত — "
+                          f"section {label} does not exist in, or was omitted from, the {version} text")
+    return out
+
+
+def _missing_subunit(label: str, nearest: str, graph: StatuteGraph) -> str:
+    """A named sub-unit that the version does not have, with the nearest unit that exists and its
+    sub-units ("27(9)": section 27 has sub-sections (1)-(4)).
+    """
+    from labourcrew.statute.ids import citation_label_bn
+
+    unit = graph.units[nearest]
+    kids = [graph.units[t].label for _, t in graph.neighbours(nearest, {EdgeType.CHILD})]
+    more = ", …" if len(kids) > 8 else ""
+    have_bn = f" (এতে আছে: {', '.join(citation_label_bn(k) for k in kids[:8])}{more})" if kids else ""
+    have_en = f" (it has {', '.join(kids[:8])}{more})" if kids else ""
+    return (f"প্রশ্নে উল্লিখিত {citation_label_bn(label)} আইনের এই পাঠে নেই; নিকটতম বিধান "
+            f"{citation_label_bn(unit.label)}{have_bn} — {label} does not exist in the {unit.version} text; "
+            f"the nearest provision is section {unit.label}{have_en}")

@@ -48,6 +48,7 @@ from labourcrew.ledger.retrieval import (
 )
 from labourcrew.retrieval.embed_cache import CachedEncoder
 from labourcrew.retrieval.encoders import Encoder
+from labourcrew.retrieval.exact import premise_errors, resolve_label
 from labourcrew.retrieval.issue_spotter import spot_issues
 from labourcrew.retrieval.lexical import LexicalIndex
 from labourcrew.retrieval.link_hopper import DEFAULT_DECAY, HopSeed, hop, penalties_citing
@@ -144,6 +145,12 @@ class RetrievalResult(BaseModel):
         description="Directly retrieved node id -> {channel: best 1-based rank over the sub-queries}.",
     )
     timings_ms: dict[str, float] = Field(description="Milliseconds per stage and 'total'.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="One message per section the question names that the version does not have (absent, "
+                    "omitted, or a missing sub-unit), Bangla first then English after ' — ' "
+                    "(:func:`~labourcrew.retrieval.exact.premise_errors`); retrieval itself is unchanged by them.",
+    )
 
 
 def clean_question(question: str) -> str:
@@ -548,7 +555,8 @@ class Retriever:
             hop_enabled: False skips the Link Hopper (benchmark ablation).
 
         Returns:
-            A :class:`RetrievalResult`.
+            A :class:`RetrievalResult`; its ``warnings`` name the sections the question names that
+            ``version`` does not have.
 
         Raises:
             InputError: bad question (see :func:`validate_question`) or unknown version.
@@ -569,10 +577,13 @@ class Retriever:
         pack = self.expand(direct, plan, version, hop_enabled=hop_enabled, timings=timings)
         timings["total_ms"] = (time.perf_counter() - t_all) * 1000
         on_pack = pack.node_ids()
+        # A user who names ধারা ৯৯৯ must hear it does not exist, not believe it was searched.
+        resolved = {lb: resolve_label(self.graph, version, lb) for lb in spotting.section_labels}
         return RetrievalResult(
             question=q, version=version, question_type=spotting.question_type, spotting=spotting, plan=plan,
             evidence_pack=pack, hop_trace=list(pack.hop_trace), timings_ms={k: round(v, 2) for k, v in timings.items()},
             channel_ranks={n: r for n, r in ranks.items() if n in on_pack},
+            warnings=premise_errors(spotting.section_labels, resolved, version, self.graph),
         )
 
     def plan(self, spotting: IssueSpotting, version: str) -> RetrievalPlan:

@@ -23,7 +23,8 @@ from labourcrew.viz.passages import highlight
 
 __all__ = ["LABEL_NAMES", "SHORTCUTS", "read_annotator", "read_options", "skipped", "render_progress",
            "render_item", "render_agreement", "render_exports", "flash", "render_guidelines", "render_shortcuts",
-           "protocol_text", "pick", "shortcut_js", "render_undo", "too_soon", "MIN_VIEW_S"]
+           "protocol_text", "pick", "shortcut_js", "render_undo", "too_soon", "MIN_VIEW_S", "claim_name",
+           "QUESTION_CHARS"]
 
 LABEL_NAMES = {
     "faithful": "বিশ্বস্ত — উদ্ধৃত পাঠ দাবিটি সমর্থন করে এবং প্রশ্নের সঙ্গে প্রাসঙ্গিক (faithful)",
@@ -77,11 +78,20 @@ def render_guidelines(text: str) -> None:
         st.markdown(text or "data/calibration/README.md-এ প্রোটোকল পাওয়া যায়নি (protocol not found).")
 
 
+_NAME_KEPT = "ann_annotator"
+"""Session key holding the name typed: not a widget key, because Streamlit deletes a widget's key on a
+run that does not render it (any other page), and a sidebar link drops ``?annotator=`` too."""
+
+
 def read_annotator() -> str:
-    """The annotator's name, kept across reloads in the URL (``?annotator=NAME``)."""
-    if "ann_name" not in st.session_state:
-        st.session_state["ann_name"] = st.query_params.get("annotator", "")
-    name = st.text_input("আপনার নাম (annotator name)", key="ann_name", placeholder="যেমন: rahim").strip()
+    """The annotator's name, kept across pages in the session and across reloads in the URL
+    (``?annotator=NAME``); '' until one is typed.
+    """
+    if "ann_name" not in st.session_state:  # first run, or back from another page
+        st.session_state["ann_name"] = st.session_state.get(_NAME_KEPT) or st.query_params.get("annotator", "")
+    raw = st.text_input("আপনার নাম (annotator name)", key="ann_name", placeholder="যেমন: rahim")
+    st.session_state[_NAME_KEPT] = raw
+    name = raw.strip()
     if name and st.query_params.get("annotator") != name:
         st.query_params["annotator"] = name
     return name
@@ -136,26 +146,46 @@ def _save(item: QueueItem, store: LabelStore, annotator: str, label: str) -> Non
         return
     previous = store.get(item.key, annotator)
     store.add(item.key, annotator, label, run_id=item.run_id, note=st.session_state.get(f"ann_note_{item.key}", ""))
-    # The question is the user's text: escaped for the markdown of st.success (no live link or image).
-    st.session_state["ann_last"] = (item.key, annotator, previous, item.claim_id, md_text(item.question[:60]))
-    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {item.claim_id} → {label} · {md_text(item.question[:60])}"
+    st.session_state["ann_last"] = (item.key, annotator, previous, claim_name(item))
+    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {claim_name(item)} → {label}"
+
+
+QUESTION_CHARS = 40
+"""Characters of the question that name a claim on the undo button and in the saved/undone notes."""
+
+
+def claim_name(item: QueueItem) -> str:
+    """How an annotator recognises a claim: its question (at most :data:`QUESTION_CHARS` characters,
+    then "…") and its citations, e.g. ``«একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে…» · ধারা ২৭(১)``. The
+    per-run claim id ("c3") means nothing to them.
+
+    Returns:
+        The name, markdown-escaped: button labels and alerts render markdown, and the question is
+        the user's text (no live link or image).
+    """
+    q = " ".join(item.question.split())
+    q = q if len(q) <= QUESTION_CHARS else q[:QUESTION_CHARS - 1].rstrip() + "…"
+    cites = ", ".join(dict.fromkeys(citation_label_bn(ev.node_id.partition(":")[2]) for ev in item.evidence))
+    return md_text(f"«{q}»" + (f" · {cites}" if cites else ""))
 
 
 def _undo(store: LabelStore) -> None:
     last = st.session_state.pop("ann_last", None)
     if last is None:
         return
-    key, annotator, previous, claim_id, question = last
+    key, annotator, previous, name = last
     store.restore(key, annotator, previous)
     was = previous.label if previous is not None else "লেবেল নেই (no label)"
-    st.session_state["ann_saved"] = f"ফেরত নেওয়া হয়েছে (undone): {claim_id} → {was} · {question}"
+    st.session_state["ann_saved"] = f"ফেরত নেওয়া হয়েছে (undone): {name} → {was}"
 
 
 def render_undo(store: LabelStore) -> None:
-    """Undo the session's last label (its previous label, if any, comes back)."""
+    """Undo the session's last label (its previous label, if any, comes back); the button names the
+    claim by :func:`claim_name`.
+    """
     last = st.session_state.get("ann_last")
     if last is not None:
-        st.button(f"↶ শেষ লেবেল ফেরত নিন (undo last label: {last[3]})", key="lc-key-undo", on_click=_undo,
+        st.button(f"↶ শেষ লেবেল ফেরত নিন: {last[3]} (undo last label)", key="lc-key-undo", on_click=_undo,
                   args=(store,))
 
 

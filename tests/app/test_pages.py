@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
 
@@ -85,6 +86,58 @@ def test_a_categorical_answer_says_no_risk_bound_stands_behind_it(app_page, app_
     badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
     assert "UNDECIDED" not in badge  # this question releases under the categorical gate
     assert any(w.value.startswith("অক্যালিব্রেটেড গেট") and "no calibrated risk bound" in w.value for w in at.warning)
+
+
+def test_an_undecided_answer_lists_a_lead_in_with_its_clauses_and_its_english(app_page, app_env, tmp_path,
+                                                                              monkeypatch):
+    """A new user's "ধারা ২৬ কী বলে?" (gate failing closed) showed 26(1) as «… মালিক-» with no notice
+    period, and the English toggle did nothing on an UNDECIDED answer."""
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(tmp_path / "none.json"))  # no record: τ = ∞
+    before = set(app_env.runs.rglob("*.json"))
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input("ধারা ২৬ কী বলে?")
+    at.button(key="ask_submit").click().run()
+    for path in set(app_env.runs.rglob("*.json")) - before:  # the other tests read the module's fixture runs
+        path.unlink()
+    _no_problem(at)
+    assert "UNDECIDED" in next(m.value for m in at.markdown if "lc-badge" in m.value)
+    closest = [m.value for m in at.markdown if "lc-closest" in m.value]
+    lead = next(c for c in closest if "ধারা ২৬(১)" in c)
+    assert "মালিক-" in lead and "একশত বিশ দিনের" in lead and "লিখিত নোটিশ" in lead and "lc-clauses" in lead
+    assert not [m for m in at.markdown if "lc-english" in m.value]
+    at.toggle(key="ask_english").set_value(True).run()
+    english = [m.value for m in at.markdown if "lc-english" in m.value]
+    assert english and "unofficial translation" in english[0] and "notice" in " ".join(english).lower()
+
+
+@pytest.mark.parametrize("for_this_system", [True, False])
+def test_the_fail_closed_badge_says_plainly_why(app_page, app_env, tmp_path, monkeypatch, for_this_system):
+    # The badge hedged "... or the calibration is not for this system" even when the record was for it.
+    from labourcrew.ledger.gate import CalibrationRecord
+
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal, tau=math.inf)  # fitted for the system the tests run: no τ qualified
+    if not for_this_system:
+        rec = CalibrationRecord.load(cal)
+        rec.model_copy(update={"system": rec.system.model_copy(update={"scoring_sha256": "0" * 64})}).save(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    before = set(app_env.runs.rglob("*.json"))
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input(QUESTION)
+    at.button(key="ask_submit").click().run()
+    for path in set(app_env.runs.rglob("*.json")) - before:  # the other tests read the module's fixture runs
+        path.unlink()
+    _no_problem(at)
+    badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
+    assert "UNDECIDED" in badge and "অথবা ক্যালিব্রেশন" not in badge
+    if for_this_system:
+        assert "এই ব্যবস্থার ক্যালিব্রেশনে এমন কোনো সীমা (τ) পাওয়া যায়নি" in badge
+        assert "calibration for this system found no threshold that keeps the error rate under α = 0.10" in badge
+        assert "another system" not in badge
+    else:
+        assert "ক্যালিব্রেশন রেকর্ডটি অন্য সিস্টেমের জন্য" in badge
+        assert "no calibration record this system can use: the calibration record is for another system" in badge
+        assert "found no threshold" not in badge
 
 
 def test_example_question_asks_in_one_click(app_page):
@@ -284,6 +337,53 @@ def test_annotate_ignores_a_click_on_a_claim_not_yet_read_and_undoes_the_last_la
     _no_problem(at)
     assert store.list(annotator="rahim") == [] and "undone" in at.success[0].value
     assert "lc-key-undo" not in [b.key for b in at.button]  # nothing left to undo
+
+
+def test_annotate_keeps_the_annotator_name_after_another_page(app_page):
+    # A new user's name was gone after a visit to another page through the sidebar.
+    at = app_page("app.py").run()
+    at.switch_page("pages/3_Annotate.py").run()
+    at.text_input(key="ann_name").input("rahim").run()
+    at.switch_page("pages/2_StatuteGraph.py").run()
+    _no_problem(at)
+    assert "ann_name" not in at.session_state  # Streamlit dropped the key of the widget it did not render
+    at.query_params.clear()  # a sidebar link carries no ?annotator=
+    at.switch_page("pages/3_Annotate.py").run()
+    _no_problem(at)
+    assert at.text_input(key="ann_name").value == "rahim"
+    assert not any("Enter your name" in i.value for i in at.info)
+
+
+def test_annotate_undo_names_the_question_and_the_citation(app_page, app_env, tmp_path, monkeypatch):
+    # The undo button said "undo last label: c3": a per-run claim id means nothing to an annotator.
+    from labourcrew.gate.annotation_queue import queue_items
+    from labourcrew.statute.ids import citation_label_bn
+    from labourcrew.ui.frame import md_text
+
+    monkeypatch.setattr("labourcrew.ui.annotate.MIN_VIEW_S", 0.0)  # clicks come faster than a person reads
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    items = {i.key: i for i in queue_items([load_run(r.run_id, runs_dir=app_env.runs) for r in list_runs(app_env.runs)])}
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    for _ in range(len(items)):  # to a claim of the long question (the queue order is the queue's business)
+        key = next(c for c in at.caption if "key `ck1:" in c.value).value.split("key `")[1].rstrip("`")
+        if items[key].question == QUESTION:
+            break
+        at.button(key="lc-key-next").click().run()
+    item = items[key]
+    at.button(key="lc-key-1").click().run()
+    _no_problem(at)
+    label = at.button(key="lc-key-undo").label
+    shown = label.split("«", 1)[1].split("»", 1)[0].replace("\\", "")
+    assert len(QUESTION) > 40 and len(shown) <= 40 and shown.endswith("…") and QUESTION.startswith(shown[:-1])
+    cites = [citation_label_bn(ev.node_id.partition(":")[2]) for ev in item.evidence]
+    assert cites and all(md_text(c) in label for c in cites)
+    assert item.claim_id not in label
+    at.button(key="lc-key-undo").click().run()
+    assert "undone" in at.success[0].value and f"«{md_text(shown)}»" in at.success[0].value
 
 
 def test_evaluation_empty_state_and_results(app_page, app_env, tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ from labourcrew.gate.trust_gate import (
     release_status,
 )
 from labourcrew.graph.statute_graph import StatuteGraph
-from labourcrew.ledger.gate import CalibrationRecord, PrimaryIssue
+from labourcrew.ledger.gate import CalibrationRecord, PrimaryIssue, SystemFingerprint
 from labourcrew.ledger.records import (
     Claim,
     ClaimCategory,
@@ -75,6 +75,29 @@ def test_missing_calibration_fails_closed_and_says_so(graph, pack, tmp_path) -> 
     assert "no calibration record" in gate.calibration_note
     assert "fails closed" in gate.claims[0].rejection_reason
     assert '"tau":"inf"' in gate.stable_json()
+
+
+def test_the_fail_closed_reason_says_plainly_why_for_a_record_of_this_system(graph, pack, tmp_path) -> None:
+    # A new user read "no threshold ... or the calibration is not for this system" when the record WAS for it.
+    claims, findings = [claim("w1")], {"w1": finding("w1")}
+    fitted = run(graph, pack, claims, findings, calib(math.inf))  # this system's calibration found no τ
+    assert fitted.status == ReleaseStatus.UNDECIDED
+    bn, en = fitted.status_reason.split(" — ", 1)
+    assert "এই ব্যবস্থার ক্যালিব্রেশনে এমন কোনো সীমা (τ) পাওয়া যায়নি" in bn and "α = ০.১০" in bn
+    assert en == fitted.status_reason_en and "calibration for this system found no threshold" in en
+    assert "α = 0.10" in en and "another system" not in en and "অথবা" not in bn and "can use" not in en
+    # Only a record that is not for this system (or none) is said to be one, with the check that failed.
+    system = SystemFingerprint(backend="offline", scoring_sha256="a" * 64)
+    path = calib(math.inf).model_copy(update={"system": system}).save(tmp_path / "other.json")
+    other = load_calibration(path, 0.1, system=system.model_copy(update={"scoring_sha256": "b" * 64}))
+    missing = load_calibration(tmp_path / "none.json", 0.1)
+    for cal, cause_bn, cause_en in ((other, "অন্য সিস্টেমের জন্য", "the calibration record is for another system"),
+                                    (missing, "", "no calibration record")):
+        gate = run(graph, pack, claims, findings, cal)
+        bn, en = gate.status_reason.split(" — ", 1)
+        assert "এই ব্যবস্থার জন্য ব্যবহারযোগ্য কোনো ক্যালিব্রেশন রেকর্ড নেই" in bn and cause_bn in bn
+        assert "no calibration record this system can use: " + cause_en in en
+        assert "found no threshold" not in en
 
 
 def test_calibrated_mode_thresholds_the_trust_score_at_tau(graph, pack) -> None:

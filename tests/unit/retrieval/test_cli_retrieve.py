@@ -66,6 +66,20 @@ def test_retrieve_json(built, capsys):
 def test_retrieve_text_output(built, capsys):
     code, out, _ = _run(capsys, "retrieve", "ধারা ২৭")
     assert code == 0 and "2025:27" in out and "question type" in out
+    assert "warning" not in out  # section 27 exists: nothing to warn about
+
+
+def test_retrieve_says_a_named_section_does_not_exist(built, capsys):
+    # A new user's trial: "ধারা ৯৯৯" printed results with no word that section 999 is not in the Act.
+    code, out, _ = _run(capsys, "retrieve", "ধারা ৯৯৯ কী বলে?")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("সতর্কতা (warning): ") and first.index("ধারা ৯৯৯ আইনে নেই") < first.index("section 999")
+    assert "section 999 does not exist in the 2025 text (the Act has sections 1-354)" in first
+    code, out, _ = _run(capsys, "retrieve", "ধারা ৯৯৯ কী বলে?", "--json")
+    data = json.loads(out)
+    assert len(data["warnings"]) == 1 and "section 999 does not exist in the 2025 text" in data["warnings"][0]
+    assert data["evidence_pack"]  # the search itself is unchanged: it still returns what it found
 
 
 def test_retrieve_batch_passes_fields_through(built, capsys, tmp_path):
