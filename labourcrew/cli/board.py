@@ -55,7 +55,11 @@ def _text(result) -> str:
         mark = "যাচাইকৃত" if q.released else "যাচাই করা হয়নি"
         lines.append(f"  শর্ত/ব্যতিক্রম — {q.citation} ({mark}): «{q.text}»")
     for c in o.closest:
-        lines.append(f"  যাচাই করা হয়নি / not verified — {c.citation}: «{c.text}»")
+        lead = f"{c.lead_in} " if c.lead_in else ""
+        lines.append(f"  যাচাই করা হয়নি / not verified — {c.citation}: {lead}«{c.text}»")
+        lines += [f"      «{k.text}»" for k in c.clauses]
+        if c.clauses_left_out:
+            lines.append(f"      … আরও {c.clauses_left_out}টি দফা ({c.clauses_left_out} more clauses)")
     for note in o.premise_notes:
         lines.append(f"প্রশ্নের ভিত্তি (premise): {note}")
     if len([p for p in o.parts if not p.injection]) > 1:

@@ -91,7 +91,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-HARNESS_VERSION = "1"
+HARNESS_VERSION = "2"
 """Bump when what a run *is* changes (not when metrics change: metrics are recomputed from runs)."""
 RESULTS_DIR = REPO_ROOT / "data" / "eval" / "results"
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import (
     AmendmentChange,
+    ClosestClause,
     ClosestProvision,
     DirectAnswer,
     EnglishBlock,
@@ -146,13 +147,10 @@ def _framing(gate: GateResult, version: str) -> str:
     # UNDECIDED says that no answer could be VERIFIED and why -- never that the law is silent.
     if gate.premise_errors and not gate.claims:
         why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
-    elif gate.fail_closed and gate.claims:  # with no claim the reason is that nothing matched, not τ
-        why = ("নির্ভরযোগ্যতা-যাচাই (Trust Gate) এমন কোনো সীমা পায়নি যাতে ভুল উত্তরের হার প্রতিশ্রুত সীমার "
-               "নিচে থাকে (τ = ∞), তাই কোনো উদ্ধৃতি প্রকাশ করা হয়নি")
     elif not gate.claims and gate.failed_roles:
         why = "বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে; আবার চেষ্টা করুন"
-    else:
-        why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")
+    else:  # the gate's own reason: τ = ∞ for this system's calibration, no usable record, nothing matched ...
+        why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ").rstrip("।")
     return f"এই প্রশ্নের কোনো উত্তর যাচাই করা যায়নি: {why}।"
 
 
@@ -408,8 +406,20 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> li
     return out
 
 
+LEAD_IN_LIST_MAX = 8
+"""Most clauses a lead-in is listed with (26(1): 3; 23(4), a list of ten kinds of misconduct, lists the
+clauses retrieval found and fills up to this many in document order)."""
+_CLAUSE_CHARS = 200
+_LEAD_IN_CHARS = 160
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = display_form(text)
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
 def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 4,
-                       floor: float = 0.0) -> list[ClosestProvision]:
+                       floor: float = 0.0, graph: StatuteGraph | None = None) -> list[ClosestProvision]:
     """For an UNDECIDED answer: the provisions found, quoted and marked not verified.
 
     In the Evidence Pack's order -- named units, then the governing rule by the learned relevance,
@@ -423,11 +433,19 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     Without a pack, the withheld claims' units, best trust score first. A proviso or explanation is
     listed only with its rule when the rule is on the pack, and right after it (:func:`rules_first`).
 
+    With the ``graph``, a sentence the Act splits into a lead-in and its clauses is listed whole: a
+    unit that completes a lead-in of at most :data:`LEAD_IN_LIST_MAX` clauses is listed as that
+    lead-in with its clauses (26(1)(b) -> 26(1) «… মালিক-» (ক) একশত বিশ দিনের, (খ) ষাট দিনের, লিখিত
+    নোটিশ প্রদান করিয়া …: a new user saw only «… মালিক-» and no notice period), one entry however
+    many of its clauses were found; a clause of a longer list is listed with the end of its lead-in
+    (``lead_in``); a lead-in found itself brings its clauses.
+
     Args:
         gate: the Trust Gate's decision.
         pack: the Evidence Pack, or None.
-        limit: most provisions listed.
+        limit: most provisions (entries) listed.
         floor: least learned relevance of a listed unit (units without one are kept).
+        graph: the StatuteGraph (lead-ins and their clauses); None lists units as found.
 
     Returns:
         At most ``limit`` provisions.
@@ -445,25 +463,56 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         quoted = {e.node_id: e.matched_text or e.span for c in withheld.values() for e in c.evidence}
         found = [(n, quoted[n]) for n in withheld]
     texts = dict(found)
+    units = graph.units if graph is not None else {}
+
+    def home(node_id: str) -> str:
+        # The entry a unit is listed under: the outermost short lead-in it completes, else itself.
+        if graph is None or node_id not in units:
+            return node_id
+        short = [a for a in graph.lead_ins(node_id) if len(graph.clauses(a)) <= LEAD_IN_LIST_MAX]
+        return short[-1] if short else node_id
+
+    def shown(entry: str) -> list[str]:
+        # The clauses listed under an entry: all of a short list; of a long one those retrieval found,
+        # then the list's start, up to LEAD_IN_LIST_MAX -- in document order either way.
+        every = graph.clauses(entry) if graph is not None and entry in units else []
+        keep = set(list(dict.fromkeys([*(c for c in every if c in texts), *every]))[:LEAD_IN_LIST_MAX])
+        return [c for c in every if c in keep]
+
     chosen: list[str] = []
     for node_id, _ in found:
         if len(chosen) >= limit:
             break
-        rule = qualified_rule(node_id)
+        entry = home(node_id)
+        if any(entry in shown(e) for e in chosen):
+            continue  # already listed under its lead-in
+        rule = qualified_rule(entry)
         if rule in texts and rule not in chosen:
             if len(chosen) + 2 > limit:
                 continue  # a proviso is never listed without the rule it qualifies
             chosen.append(rule)
-        if node_id not in chosen:
-            chosen.append(node_id)
+        if entry not in chosen:
+            covered = set(shown(entry))
+            chosen = [e for e in chosen if e not in covered]  # a found clause moves under its lead-in
+            chosen.append(entry)
     out: list[ClosestProvision] = []
     for node_id in chosen:
-        text = display_form(texts[node_id])
-        claim = withheld.get(node_id)
+        text = texts.get(node_id) or (units[node_id].text if node_id in units else "")
+        listed = shown(node_id)
+        clauses = [ClosestClause(node_id=c, citation=citation_label_bn(c.split(":", 1)[-1]),
+                                 text=_shorten(units[c].text, _CLAUSE_CHARS), found=c in texts) for c in listed]
+        lead_in = None
+        outer = graph.lead_ins(node_id) if graph is not None and node_id in units else []
+        if outer:
+            lead = display_form(units[outer[0]].text)
+            lead_in = lead if len(lead) <= _LEAD_IN_CHARS else "… " + lead[-_LEAD_IN_CHARS:]
+        claim = next((withheld[n] for n in [node_id, *listed] if n in withheld), None)
         out.append(ClosestProvision(
             node_id=node_id, citation=citation_label_bn(node_id.split(":", 1)[-1]),
-            text=text if len(text) <= 400 else text[:400] + " …", claim_id=claim.claim_id if claim else None,
-            why_withheld=_withheld_bn(claim.rejection_reason) if claim else None))
+            text=_shorten(text, 400), claim_id=claim.claim_id if claim else None,
+            why_withheld=_withheld_bn(claim.rejection_reason) if claim else None,
+            lead_in=lead_in, clauses=clauses,
+            clauses_left_out=len(graph.clauses(node_id)) - len(listed) if graph is not None and node_id in units else 0))
     by_id = {c.node_id: c for c in out}
     return [by_id[n] for n in rules_first(by_id)]
 
@@ -630,7 +679,7 @@ def write_opinion(
     qualifiers = _qualifiers(accepted, graph, facts, question)
     incomplete = any(q.bears and not q.released for q in qualifiers)
     amendments = amendment_changes((e.node_id for c in accepted for e in c.evidence), graph)
-    closest = closest_provisions(gate, pack, floor=relevance_floor) if gate.status == ReleaseStatus.UNDECIDED else []
+    closest = closest_provisions(gate, pack, floor=relevance_floor, graph=graph) if gate.status == ReleaseStatus.UNDECIDED else []
     if closest:
         amendments = amendment_changes([c.node_id for c in closest], graph)
     from labourcrew.gate.clarify import clarifications, known_facts

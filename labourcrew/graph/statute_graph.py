@@ -200,6 +200,43 @@ class StatuteGraph(BaseModel):
             stack.extend(reversed(u.children))
         return out
 
+    def clauses(self, node_id: str) -> list[str]:
+        """The units that complete a **lead-in**, in document order; [] for any other unit.
+
+        A lead-in is a unit with text of its own whose sub-units (clauses, sub-clauses and their
+        paragraphs; not its provisos or explanations, nor anything under those) finish its sentence:
+        26(1) «… মালিক-» is completed by 26(1)(a), 26(1)(b) and 26(1)(b).para1 («লিখিত নোটিশ প্রদান
+        করিয়া … অবসান করিতে পারিবেন»); 23(4) «… যথাঃ-» by its list of misconduct. Read alone, a lead-in
+        says nothing ("… the employer-"), and neither does a clause («(ক) অপসারণ;»). A section made
+        only of sub-sections has no text of its own and is not a lead-in; a chapter (a title) is not
+        one either. [] for an unknown node.
+        """
+        unit = self.units.get(node_id)
+        if unit is None or unit.level == Level.CHAPTER or not unit.text.strip():
+            return []
+        out: list[str] = []
+        stack = list(reversed(unit.children))
+        while stack:
+            child = self.units.get(stack.pop())
+            if child is None or child.level in (Level.PROVISO, Level.EXPLANATION):
+                continue
+            if child.text.strip():
+                out.append(child.node_id)
+            stack.extend(reversed(child.children))
+        return out
+
+    def lead_ins(self, node_id: str) -> list[str]:
+        """The lead-ins whose :meth:`clauses` include ``node_id``, nearest first: 26(1)(b).para1 ->
+        [26(1)(b), 26(1)]; 2(45)(c) -> [2(45), 2] (section 2 «… এই আইনে-» leads into every definition).
+        [] for a unit that completes no lead-in, a proviso's own rule, or an unknown node.
+        """
+        out: list[str] = []
+        for a in self.ancestors(node_id) if node_id in self.units else []:
+            if node_id not in self.clauses(a.node_id):
+                break
+            out.append(a.node_id)
+        return out
+
     def section_text(self, node_id: str) -> str:
         """The unit's own text followed by all its descendants' texts, space-joined."""
         u = self.get(node_id)

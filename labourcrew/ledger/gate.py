@@ -37,7 +37,7 @@ from labourcrew.ledger.records import (
 __all__ = [
     "Tau", "LOSS_BOUND", "SystemFingerprint", "CalibrationRecord", "GateMode", "PrimaryIssue", "Coverage", "CitedEvidence",
     "GatedClaim", "GateResult", "OpinionSentence", "EnglishBlock", "OpinionCheck", "Opinion",
-    "Fact", "QuestionPart", "DirectAnswer", "Qualifier", "AmendmentChange", "ClosestProvision",
+    "Fact", "QuestionPart", "DirectAnswer", "Qualifier", "AmendmentChange", "ClosestClause", "ClosestProvision",
     "ClarificationChoice", "Clarification",
 ]
 
@@ -327,14 +327,36 @@ class AmendmentChange(LedgerRecord):
     text_en: str = Field(default="", description="The same in English.")
 
 
+class ClosestClause(LedgerRecord):
+    """One clause (or paragraph) that completes a closest provision's lead-in («… মালিক-»)."""
+
+    node_id: str = Field(description="Unit id.")
+    citation: str = Field(description="Bangla citation.")
+    text: str = Field(description="Its verbatim text (display-normalised), possibly shortened with '…'.")
+    found: bool = Field(default=False, description="True when retrieval found this clause itself (on the pack, above the floor).")
+
+
 class ClosestProvision(LedgerRecord):
-    """A provision found on the pack, shown when nothing could be verified -- not an answer."""
+    """A provision found on the pack, shown when nothing could be verified -- not an answer.
+
+    A lead-in (StatuteGraph.clauses: 26(1) «… মালিক-») is shown with the clauses that complete it;
+    a clause of a long list (23(4)(d)) with the end of the lead-in it completes as ``lead_in``.
+    """
 
     node_id: str = Field(description="Unit id.")
     citation: str = Field(description="Bangla citation.")
     text: str = Field(description="Its verbatim text (display-normalised), possibly shortened with '…'.")
     claim_id: str | None = Field(default=None, description="The withheld claim that quoted it, if any.")
     why_withheld: str | None = Field(default=None, description="Why that claim was withheld (Bangla first).")
+    lead_in: str | None = Field(
+        default=None, description="For a clause shown alone: the end of the lead-in it completes ('… যথাঃ-'), verbatim.")
+    clauses: list[ClosestClause] = Field(
+        default_factory=list, description="For a lead-in: the clauses that complete it, document order (at most a few).")
+    clauses_left_out: int = Field(default=0, ge=0, description="Clauses of the lead-in not listed (a long list).")
+
+    def node_ids(self) -> list[str]:
+        """The units this entry shows: itself, then its clauses."""
+        return [self.node_id, *(c.node_id for c in self.clauses)]
 
 
 class ClarificationChoice(LedgerRecord):

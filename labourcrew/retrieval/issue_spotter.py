@@ -327,7 +327,8 @@ def question_parts(question: str) -> list[str]:
     """The parts of a question that asks two or more things, each ending in ``?``.
 
     A part must contain a word and ask something (a question word or mark); a question asking one
-    thing gives ``[]``. Example: ``"ধারা ৪০০ কী বলে? নৈমিত্তিক ছুটি কত দিন?"`` -> both halves.
+    thing gives ``[]``, and a part repeated word for word counts once. Example: ``"ধারা ৪০০ কী বলে?
+    নৈমিত্তিক ছুটি কত দিন?"`` -> both halves.
     """
     pieces = [p.strip(" ,-—") for p in re.split(r"(?<=[?？])\s*", question) if p.strip(" ,-—")]
     pieces = [p for p in pieces if len(_WORD.findall(p)) >= 2 and _ASKS.search(p)]
@@ -337,7 +338,8 @@ def question_parts(question: str) -> list[str]:
             merged[-1] = f"{merged[-1]} {p}"
         else:
             merged.append(p)
-    pieces = merged
+    # The same part pasted twice asks one thing (a 4,000-character paste of one question listed 83 parts).
+    pieces = list(dict.fromkeys(merged))
     return pieces if len(pieces) >= 2 else []
 
 

@@ -273,7 +273,11 @@ def _clarify(result: AskResult) -> None:
                        use_container_width=True)
 
 
-def _closest(result: AskResult) -> None:
+ENGLISH_CHARS = 1500
+"""Most characters of a section's English shown under a closest provision (section 2 alone is ~20,000)."""
+
+
+def _closest(result: AskResult, graph: StatuteGraph | None = None, *, show_english: bool = False) -> None:
     o = result.opinion
     if not o.closest:
         return
@@ -281,12 +285,40 @@ def _closest(result: AskResult) -> None:
                 "to answer the question)")
     # Under τ = ∞ every quote is withheld for the same reason, said once above: not under each one.
     fails_closed = result.gate_mode == "calibrated" and math.isinf(result.tau)
+    english_done: set[str] = set()
     for c in o.closest:
         why = (f"<br><small>কেন প্রকাশ করা হয়নি (why withheld): {html.escape(c.why_withheld)}</small>"
                if c.why_withheld and not fails_closed else "")
+        lead = f"<small class='lc-lead'>{html.escape(c.lead_in)}</small><br>" if c.lead_in else ""
+        items = "".join(f"<li class='{'lc-found' if k.found else ''}'>«{html.escape(k.text)}»</li>" for k in c.clauses)
+        more = (f"<li><small>… আরও {to_bangla_digits(str(c.clauses_left_out))}টি দফা "
+                f"({c.clauses_left_out} more clauses)</small></li>" if c.clauses_left_out else "")
+        clauses = f"<ul class='lc-clauses'>{items}{more}</ul>" if items else ""
         st.markdown(f"<div class='lc-closest lc-unverified' data-testid='lc-closest'><span class='lc-cite'>"
-                    f"{html.escape(c.citation)} · যাচাই করা হয়নি</span><br>«{html.escape(c.text)}»{why}</div>",
+                    f"{html.escape(c.citation)} · যাচাই করা হয়নি</span><br>{lead}«{html.escape(c.text)}»{clauses}{why}</div>",
                     unsafe_allow_html=True)
+        if show_english and graph is not None and c.node_id in graph.units:
+            _closest_english(graph, c.node_id, english_done)
+
+
+def _closest_english(graph: StatuteGraph, node_id: str, done: set[str]) -> None:
+    """The English parallel of a closest provision's section, once per section (the toggle on an UNDECIDED answer)."""
+    sec = graph.section_of(node_id)
+    if sec is None or sec.node_id in done:
+        return
+    done.add(sec.node_id)
+    _english_card(graph.english.get(sec.node_id), limit=ENGLISH_CHARS)
+
+
+def _english_card(english: Any, limit: int | None = None) -> None:
+    """A section's unofficial English parallel (``None``: says there is none), cut at ``limit`` characters."""
+    if english is None:
+        st.caption("এই ধারার ইংরেজি পাঠ পাওয়া যায়নি (no English parallel).")
+        return
+    flag = "outdated — " if english.outdated else ""
+    text = english.text if limit is None or len(english.text) <= limit else english.text[:limit] + " …"
+    st.markdown(f"<div class='lc-english'><span class='lc-unofficial'>{flag}{html.escape(english.label)}"
+                f"</span><br>{html.escape(text)}</div>", unsafe_allow_html=True)
 
 
 def render_answer(result: AskResult, graph: StatuteGraph) -> None:
@@ -305,9 +337,10 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
         # The badge and the opinion already say why (τ = ∞); a third box said it again (a new user counted
         # four). The record's note is the statistician's English: behind an expander, not in the worker's way.
         with st.expander("কেন τ = ∞? পরিসংখ্যানগত বিবরণ (why τ = ∞: statistical detail, English)"):
+            # The reason (no τ for this system, or no record this system can use) is the gate's, on the badge.
             st.caption("নির্ভরযোগ্যতা-যাচাই (Trust Gate: প্রতিটি উদ্ধৃতি প্রকাশের আগে তার নির্ভরযোগ্যতা মাপা হয়) "
-                       "এই ব্যবস্থার জন্য ভুলের হার প্রতিশ্রুত সীমার নিচে রাখার মতো কোনো সীমা পায়নি, তাই কোনো উদ্ধৃতি "
-                       "প্রকাশ করা হয় না; নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। Calibration পৃষ্ঠায় বিস্তারিত।")
+                       "কোনো উদ্ধৃতি প্রকাশ করে না (τ = ∞; কারণ ওপরে); নিচের বিধানগুলো যাচাই ছাড়া দেখানো হলো। "
+                       "Calibration পৃষ্ঠায় বিস্তারিত; ক্যালিব্রেশন রেকর্ডের নোট:")
             st.caption(result.calibration_note or "no calibration record")
     elif result.gate_mode == "categorical" and result.status != ReleaseStatus.UNDECIDED:
         st.warning("অক্যালিব্রেটেড গেট: উদ্ধৃতিগুলো হুবহু আইনের পাঠ এবং নিরীক্ষক সমর্থন করেছেন, কিন্তু ভুলের হারের "
@@ -317,9 +350,10 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
     st.markdown("#### মতামত (opinion)")
     _opinion(result)
     _clarify(result)
-    _closest(result)
-    passages = cited_passages(result, graph)
+    # Before the closest provisions: on an UNDECIDED answer the toggle shows their sections in English.
     show_en = st.toggle("English parallel — unofficial translation (amended to 2018)", key="ask_english")
+    _closest(result, graph, show_english=show_en)
+    passages = cited_passages(result, graph)
     if passages:
         st.markdown("#### উদ্ধৃত আইনের পাঠ (cited passages) — হুবহু উদ্ধৃতি হলুদে চিহ্নিত")
     for p in passages:
@@ -350,9 +384,4 @@ def render_passage(p: Any, *, run_id: str | None = None, show_english: bool = Fa
     if run_id:
         link("pages/2_StatuteGraph.py", f"{p.citation} — গ্রাফে দেখুন (StatuteGraph)", {"node": p.node_id, "run": run_id})
     if show_english:
-        if p.english is None:
-            st.caption("এই ধারার ইংরেজি পাঠ পাওয়া যায়নি (no English parallel).")
-        else:
-            flag = "outdated — " if p.english.outdated else ""
-            st.markdown(f"<div class='lc-english'><span class='lc-unofficial'>{flag}{html.escape(p.english.label)}"
-                        f"</span><br>{html.escape(p.english.text)}</div>", unsafe_allow_html=True)
+        _english_card(p.english)

@@ -90,12 +90,18 @@ def test_undecided_opinion_has_no_legal_content(real_claims) -> None:
 
 def test_an_undecided_answer_gives_one_reason_no_claim_is_not_a_closed_gate(real_claims) -> None:
     # A new user saw "no quote matched" in the badge and "the Trust Gate found no threshold" below it.
-    from labourcrew.gate.trust_gate import NOT_VERIFIED_NO_CLAIM, bilingual
+    from labourcrew.gate.crc import load_calibration
+    from labourcrew.gate.trust_gate import NOT_VERIFIED_NO_CLAIM, _fail_closed_reason, bilingual
 
+    # The framing gives the gate's own reason: this system's calibration found no τ, or no usable record.
+    fitted = load_calibration("/nonexistent/trust_gate.json").model_copy(update={"labels_sha256": "0" * 64})
     closed = gate_of(real_claims, [False] * len(real_claims)).model_copy(
-        update={"mode": "calibrated", "tau": math.inf})
+        update={"mode": "calibrated", "tau": math.inf, "status_reason": _fail_closed_reason(fitted)})
     assert closed.fail_closed
-    assert "τ = ∞" in write_opinion(closed, version="2025").opinion_bn
+    text = write_opinion(closed, version="2025").opinion_bn
+    assert "τ = ∞" in text and "এই ব্যবস্থার ক্যালিব্রেশনে" in text and "ব্যবহারযোগ্য কোনো ক্যালিব্রেশন রেকর্ড নেই" not in text
+    stand_in = closed.model_copy(update={"status_reason": _fail_closed_reason(load_calibration("/nonexistent/x.json"))})
+    assert "ব্যবহারযোগ্য কোনো ক্যালিব্রেশন রেকর্ড নেই" in write_opinion(stand_in, version="2025").opinion_bn
     empty = closed.model_copy(update={"claims": [], "accepted_ids": [], "status_reason": bilingual(*NOT_VERIFIED_NO_CLAIM)})
     text = write_opinion(empty, version="2025").opinion_bn
     assert "τ" not in text and NOT_VERIFIED_NO_CLAIM[0].removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")[:30] in text
@@ -143,6 +149,46 @@ def test_closest_provisions_follow_the_pack_and_keep_a_proviso_with_its_rule(rea
     assert all(c.claim_id and c.why_withheld for c in listed)
     # without a pack: the withheld claims' units
     assert [c.node_id for c in closest_provisions(gate, None, limit=2)] == ["2025:27(1)", "2025:27(3)"]
+
+
+def test_a_lead_in_is_listed_with_the_clauses_that_complete_it(real_claims, graph):
+    """A new user's "ধারা ২৬" listed 26(1) as «… মালিক-» with no notice period: a lead-in comes with its
+    clauses, a clause found alone is listed under its lead-in (one entry, a slot freed), and a clause of
+    a long list (23(4): ten kinds of misconduct) keeps its own entry with the end of its lead-in."""
+    from labourcrew.gate.opinion_writer import LEAD_IN_LIST_MAX, closest_provisions
+
+    gate = gate_of(real_claims, [False] * len(real_claims))
+    pack = _pack_of(graph, [("2025:26(1)(b)", 0.6), ("2025:26(1)", 0.5), ("2025:23(4)(d)", 0.4), ("2025:46(2)", 0.3)])
+    got = closest_provisions(gate, pack, limit=3, floor=0.07, graph=graph)
+    assert [c.node_id for c in got] == ["2025:26(1)", "2025:23(4)(d)", "2025:46(2)"]
+    lead = got[0]
+    assert [k.node_id for k in lead.clauses] == ["2025:26(1)(a)", "2025:26(1)(b)", "2025:26(1)(b).para1"]
+    assert "একশত বিশ দিনের" in lead.clauses[0].text and "লিখিত নোটিশ" in lead.clauses[2].text
+    assert [k.found for k in lead.clauses] == [False, True, False]
+    assert lead.text.endswith("মালিক-") and lead.lead_in is None and lead.clauses_left_out == 0
+    item = got[1]
+    assert len(graph.clauses("2025:23(4)")) > LEAD_IN_LIST_MAX
+    assert item.clauses == [] and item.lead_in and item.lead_in.endswith("যথাঃ-")
+    assert got[2].clauses == [] and got[2].lead_in is None  # a rule with a proviso is no lead-in
+    # The long list found itself: the clauses retrieval found, then its start, in document order.
+    pack2 = _pack_of(graph, [("2025:23(4)", 0.6), ("2025:23(4)(j)", 0.5)])
+    (long_list,) = closest_provisions(gate, pack2, limit=3, floor=0.07, graph=graph)
+    ids = [k.node_id for k in long_list.clauses]
+    every = graph.clauses("2025:23(4)")
+    assert len(ids) == LEAD_IN_LIST_MAX and "2025:23(4)(j)" in ids and ids[0] == every[0]
+    assert ids == [n for n in every if n in ids] and long_list.clauses_left_out == len(every) - LEAD_IN_LIST_MAX
+    # Without the graph: units as found (the rule the entries are built on is the graph's)
+    assert [c.node_id for c in closest_provisions(gate, pack, limit=3, floor=0.07)][:2] == ["2025:26(1)(b)", "2025:26(1)"]
+
+
+def test_lead_ins_and_their_clauses_on_the_real_text(graph):
+    assert graph.clauses("2025:26(1)") == ["2025:26(1)(a)", "2025:26(1)(b)", "2025:26(1)(b).para1"]
+    assert graph.lead_ins("2025:26(1)(b).para1") == ["2025:26(1)(b)", "2025:26(1)"]
+    assert graph.lead_ins("2025:2(45)(c)") == ["2025:2(45)", "2025:2"]
+    # not lead-ins: a section of sub-sections, a rule with only a proviso, a chapter (a title), a proviso's rule
+    assert graph.clauses("2025:26") == [] and graph.clauses("2025:100") == [] and graph.clauses("2025:ch2") == []
+    assert graph.lead_ins("2025:100.proviso1") == [] and graph.lead_ins("2025:27(1)") == []
+    assert graph.clauses("2025:nope") == [] and graph.lead_ins("2025:nope") == []
 
 
 def test_the_bangla_script_hint_is_not_given_for_the_english_text():

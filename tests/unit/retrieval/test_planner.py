@@ -64,6 +64,12 @@ def test_language_register_sections_and_sub_questions():
     assert spot_issues("৩ মাসের বেতন পাইনি").section_labels == []
 
 
+def test_a_part_pasted_twice_is_one_part():
+    """A new user pasted one question 83 times (4,000 characters) and the answer listed 83 identical parts."""
+    assert spot_issues("বেতন কবে দিবে? " * 83).parts == []
+    assert spot_issues("ছুটি কত দিন? ছুটি কত দিন? বেতন কবে দিবে?").parts == ["ছুটি কত দিন?", "বেতন কবে দিবে?"]
+
+
 def test_spotter_type_accuracy_on_the_dev_set_beats_the_majority_class():
     rows = [json.loads(x) for x in (REPO_ROOT / "data/eval/dev_v1.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     rows = [r for r in rows if r["category"] in {t.value for t in QuestionType}]
