@@ -241,7 +241,22 @@ def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
     _wait(browser, ".js-plotly-plot")
     _settle(browser)
     browser.save_screenshot(str(ARTIFACTS / "7_evaluation_results.png"))
-    assert len(list(ARTIFACTS.glob("*.png"))) >= 7
+
+    # An UNDECIDED answer (its claims score under the fixture's τ): the closest provisions, a lead-in
+    # («… মালিক-») listed with the clauses that complete it -- what most offline answers look like.
+    browser.get(url)
+    area = _wait(browser, "textarea")
+    area.click()
+    area.send_keys("ধারা ২৬ কী বলে?")
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "জিজ্ঞাসা করুন" in b.text).click()
+    badge = _wait(browser, ".lc-badge .lc-badge-status", timeout_s=150)
+    _wait(browser, ".lc-closest ul.lc-clauses li", timeout_s=30)
+    _settle(browser)
+    browser.save_screenshot(str(ARTIFACTS / "1c_ask_undecided.png"))
+    assert badge.text.strip() == "UNDECIDED"
+    lead = next(e for e in browser.find_elements(By.CSS_SELECTOR, ".lc-closest") if "ধারা ২৬(১)" in e.text)
+    assert "একশত বিশ দিনের" in lead.text and "লিখিত নোটিশ" in lead.text
+    assert len(list(ARTIFACTS.glob("*.png"))) >= 8
 
 
 def test_annotate_keyboard_shortcut_labels_a_claim(server, browser):
