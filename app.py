@@ -12,7 +12,7 @@ from labourcrew.board.run import stream
 from labourcrew.ui import ask, frame
 from labourcrew.ui.resources import board_key, cached_board, cached_graph
 
-ctx = frame.page("প্রশ্ন করুন · Ask", "বাংলাদেশ শ্রম আইন, ২০০৬ — প্রতিটি দাবি আইনের হুবহু পাঠে প্রমাণিত।")
+ctx = frame.page("প্রশ্ন করুন · Ask", "বাংলাদেশ শ্রম আইন, ২০০৬ — প্রকাশিত প্রতিটি উত্তর আইনের হুবহু পাঠে যাচাইকৃত; যাচাই করা না গেলে তা বলা হয়।")
 with frame.guard(ctx.settings):
     request = ask.read_input(frame.backend_summary(ctx.settings) if ctx.settings else "")
     if request.submitted and ctx.settings is not None and not ask.is_repeat(request):

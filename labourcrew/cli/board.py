@@ -57,7 +57,7 @@ def _text(result) -> str:
     for c in o.closest:
         lead = f"{c.lead_in} " if c.lead_in else ""
         lines.append(f"  যাচাই করা হয়নি / not verified — {c.citation}: {lead}«{c.text}»")
-        lines += [f"      «{k.text}»" for k in c.clauses]
+        lines += [f"  {'    ' * (1 if k.tail else k.depth)}«{k.text}»" for k in c.clauses]
         if c.clauses_left_out:
             lines.append(f"      … আরও {c.clauses_left_out}টি দফা ({c.clauses_left_out} more clauses)")
     for note in o.premise_notes:

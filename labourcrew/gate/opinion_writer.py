@@ -55,7 +55,7 @@ from labourcrew.ledger.gate import (
     Qualifier,
 )
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
-from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first
+from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first, section_of_label
 from labourcrew.statute.model import ENGLISH_VERSION, Level
 from labourcrew.statute.normalize import display_form, normalize, to_ascii_digits, to_bangla_digits
 
@@ -64,6 +64,7 @@ __all__ = [
     "direct_answer",
     "amendment_changes",
     "closest_provisions",
+    "matched_nothing",
     "reading_order",
     "render_sentence",
     "check_opinion",
@@ -147,9 +148,15 @@ def _framing(gate: GateResult, version: str) -> str:
     # UNDECIDED says that no answer could be VERIFIED and why -- never that the law is silent.
     if gate.premise_errors and not gate.claims:
         why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
+    elif gate.fail_closed and gate.claims:
+        # Plain words: the badge above carries the statistics (τ, α); a trial found them repeated three times.
+        why = ("এই ব্যবস্থার জন্য কোনো ক্যালিব্রেশন নেই, তাই কোনো উদ্ধৃতি উত্তর হিসেবে দেওয়া হচ্ছে না"
+               if gate.calibration_n == 0 else
+               "উদ্ধৃতিগুলো প্রশ্নের উত্তর দেয় কিনা, এই ব্যবস্থা তা এখনো যথেষ্ট নির্ভরযোগ্যভাবে যাচাই করতে পারে না, "
+               "তাই কোনো উদ্ধৃতি উত্তর হিসেবে দেওয়া হচ্ছে না")
     elif not gate.claims and gate.failed_roles:
         why = "বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে; আবার চেষ্টা করুন"
-    else:  # the gate's own reason: τ = ∞ for this system's calibration, no usable record, nothing matched ...
+    else:  # the gate's own reason: nothing matched, a premise, ...
         why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ").rstrip("।")
     return f"এই প্রশ্নের কোনো উত্তর যাচাই করা যায়নি: {why}।"
 
@@ -409,13 +416,17 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> li
 LEAD_IN_LIST_MAX = 8
 """Most clauses a lead-in is listed with (26(1): 3; 23(4), a list of ten kinds of misconduct, lists the
 clauses retrieval found and fills up to this many in document order)."""
-_CLAUSE_CHARS = 200
+_CLAUSE_CHARS = 400
 _LEAD_IN_CHARS = 160
 
 
 def _shorten(text: str, limit: int) -> str:
+    # Cut at a word boundary: a cut word («ব …») reads as a different word.
     text = display_form(text)
-    return text if len(text) <= limit else text[:limit] + " …"
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    return (head.rsplit(" ", 1)[0] if " " in head else head) + " …"
 
 
 def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 4,
@@ -472,11 +483,18 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         short = [a for a in graph.lead_ins(node_id) if len(graph.clauses(a)) <= LEAD_IN_LIST_MAX]
         return short[-1] if short else node_id
 
+    def tail_of(entry: str, every: list[str]) -> str | None:
+        # The closing words: a paragraph that ends the list (26(1)(b).para1 «লিখিত নোটিশ প্রদান করিয়া …»),
+        # which the parser hangs under the last clause; bulleted, it read as a third option.
+        last = units[every[-1]] if every else None
+        return last.node_id if last is not None and last.level == Level.PARAGRAPH and last.parent != entry else None
+
     def shown(entry: str) -> list[str]:
         # The clauses listed under an entry: all of a short list; of a long one those retrieval found,
-        # then the list's start, up to LEAD_IN_LIST_MAX -- in document order either way.
+        # then the list's start, up to LEAD_IN_LIST_MAX, and the closing words -- in document order.
         every = graph.clauses(entry) if graph is not None and entry in units else []
         keep = set(list(dict.fromkeys([*(c for c in every if c in texts), *every]))[:LEAD_IN_LIST_MAX])
+        keep.add(tail_of(entry, every) or "")
         return [c for c in every if c in keep]
 
     chosen: list[str] = []
@@ -499,8 +517,12 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     for node_id in chosen:
         text = texts.get(node_id) or (units[node_id].text if node_id in units else "")
         listed = shown(node_id)
+        every = graph.clauses(node_id) if graph is not None and node_id in units else []
+        depth = {c: len(graph.ancestors(c)) - len(graph.ancestors(node_id)) for c in listed} if graph is not None else {}
+        tail = tail_of(node_id, every)
         clauses = [ClosestClause(node_id=c, citation=citation_label_bn(c.split(":", 1)[-1]),
-                                 text=_shorten(units[c].text, _CLAUSE_CHARS), found=c in texts) for c in listed]
+                                 text=_shorten(units[c].text, _CLAUSE_CHARS), found=c in texts,
+                                 depth=1 if c == tail else depth.get(c, 1), tail=c == tail) for c in listed]
         lead_in = None
         outer = graph.lead_ins(node_id) if graph is not None and node_id in units else []
         if outer:
@@ -512,9 +534,31 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
             text=_shorten(text, 400), claim_id=claim.claim_id if claim else None,
             why_withheld=_withheld_bn(claim.rejection_reason) if claim else None,
             lead_in=lead_in, clauses=clauses,
-            clauses_left_out=len(graph.clauses(node_id)) - len(listed) if graph is not None and node_id in units else 0))
+            clauses_left_out=len(every) - len(listed)))
     by_id = {c.node_id: c for c in out}
     return [by_id[n] for n in rules_first(by_id)]
+
+
+def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: object | None = None,
+                    version: str = "2025") -> bool:
+    """Whether an UNDECIDED answer lists no closest provisions: nothing in the question matched the Act.
+
+    True when the question shares no content word with any text of the Act
+    (:func:`~labourcrew.relevance.features.act_words`), names no section that ``version`` has (of
+    "ধারা ২৭(৯)" the section 27 counts), and has no thesaurus or Issue Spotter concept: the dense
+    encoder always returns *something*, and "asdf qwer ;;;;" listed 136(1), 27(4), 151(1) and 129,
+    "ধারা ৯৯৯ কী বলে?" 2(49A) ("month") and 162(4). "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?" still lists
+    the overtime rule, "ধারা ২৬ কী বলে?" section 26. False without a question or a graph.
+    """
+    if not question or graph is None:
+        return False
+    from labourcrew.relevance.features import act_words
+    from labourcrew.retrieval.thesaurus import load_thesaurus
+
+    named = any(f"{version}:{section_of_label(label)}" in graph.units
+                for label in getattr(spotting, "section_labels", None) or [])
+    return not (named or act_words(question, graph) or getattr(spotting, "concepts", None)
+                or load_thesaurus().match(question))
 
 
 def _withheld_bn(reason: str | None) -> str | None:
@@ -679,7 +723,8 @@ def write_opinion(
     qualifiers = _qualifiers(accepted, graph, facts, question)
     incomplete = any(q.bears and not q.released for q in qualifiers)
     amendments = amendment_changes((e.node_id for c in accepted for e in c.evidence), graph)
-    closest = closest_provisions(gate, pack, floor=relevance_floor, graph=graph) if gate.status == ReleaseStatus.UNDECIDED else []
+    closest = (closest_provisions(gate, pack, floor=relevance_floor, graph=graph)
+               if gate.status == ReleaseStatus.UNDECIDED and not matched_nothing(question, graph, spotting, version) else [])
     if closest:
         amendments = amendment_changes([c.node_id for c in closest], graph)
     from labourcrew.gate.clarify import clarifications, known_facts
@@ -702,6 +747,9 @@ def write_opinion(
         lines.append("ধরে নেওয়া তথ্য: " + "; ".join(f.label_bn for f in assumed) + "।")
     if closest:
         lines.append("নিচের বিধানগুলো পাওয়া গেছে, কিন্তু এগুলো প্রশ্নের উত্তর দেয় কিনা যাচাই করা হয়নি (not verified to answer the question).")
+    elif gate.status == ReleaseStatus.UNDECIDED and pack is not None and pack.items:
+        lines.append("প্রশ্নের সঙ্গে মেলে এমন কোনো বিধান পাওয়া যায়নি; প্রশ্নটি অন্যভাবে লিখে দেখুন "
+                     "(no provision matched the question; try rephrasing it).")
     text = "\n".join(lines)
     guarantee_bn, guarantee_en = _guarantee(gate)
     blocks: list[EnglishBlock] = []

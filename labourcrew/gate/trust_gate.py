@@ -225,6 +225,11 @@ TGLO_REASON = (
     "প্রকাশিত প্রতিটি উদ্ধৃতি আইনের পাঠে হুবহু যাচাই করা হয়েছে এবং প্রশ্নের মূল বিষয়ের উত্তর দেয়",
     "every released quote is verified verbatim against the statute and covers the question's main issue",
 )
+CATEGORICAL_CAVEAT = (
+    "অক্যালিব্রেটেড গেট: ভুলের হারের কোনো পরিমাপিত সীমা নেই, উদ্ধৃত বিধানটি প্রশ্নের উত্তর নাও হতে পারে; ",
+    "uncalibrated categorical gate: no measured bound on the error rate, a quoted provision may not answer the question; ",
+)
+"""Put before both halves of the status reason of a release by the opt-in categorical gate."""
 NOT_VERIFIED_THRESHOLD = (
     "কোনো উত্তর যাচাই করা যায়নি: খুঁজে পাওয়া বিধানগুলোর কোনো উদ্ধৃতি নির্ভরযোগ্যতার সীমা (τ) পার হয়নি; "
     "এর মানে এই নয় যে আইনে এ বিষয়ে কিছু নেই",
@@ -486,6 +491,11 @@ def decide(
     )
     if status == ReleaseStatus.UNDECIDED:
         why = _undecided_reason(blocked, premise_errors, claims, failed, mode, tau, calibration)
+    elif mode == "categorical" and not uncalibrated:
+        # The opt-in categorical gate: "verified" means verbatim and SUPPORTed, not bounded risk (a trial's
+        # CLI line called a temporary worker's rule, quoted to a permanent worker, verified).
+        bn, en = why.split(" — ", 1)[0], english_part(why)
+        why = bilingual(CATEGORICAL_CAVEAT[0] + bn, CATEGORICAL_CAVEAT[1] + en) if en else CATEGORICAL_CAVEAT[0] + bn
     note = calibration.note if uncalibrated else None
     if mode == "calibrated" and math.isinf(tau):
         note = calibration.note or "τ = ∞: no threshold qualified at this α"

@@ -334,6 +334,9 @@ class ClosestClause(LedgerRecord):
     citation: str = Field(description="Bangla citation.")
     text: str = Field(description="Its verbatim text (display-normalised), possibly shortened with '…'.")
     found: bool = Field(default=False, description="True when retrieval found this clause itself (on the pack, above the floor).")
+    depth: int = Field(default=1, ge=1, description="Nesting under the lead-in: 1 for its clauses, 2 for their sub-clauses ...")
+    tail: bool = Field(
+        default=False, description="The closing words after the last clause («লিখিত নোটিশ প্রদান করিয়া …»), not a clause.")
 
 
 class ClosestProvision(LedgerRecord):

@@ -24,10 +24,10 @@ from labourcrew.retrieval.exact import section_labels
 from labourcrew.retrieval.lexical import QUESTION_STOPWORDS, words_of
 from labourcrew.retrieval.thesaurus import Thesaurus
 from labourcrew.statute.ids import within_any
-from labourcrew.statute.model import Level
+from labourcrew.statute.model import VERSIONS, Level
 
 __all__ = ["FEATURES", "QuestionContext", "question_context", "featurize", "FEATURES_VERSION", "CONTEXT_FEATURES",
-           "context_features"]
+           "context_features", "act_words"]
 
 FEATURES_VERSION = "relevance-features-v3"
 
@@ -89,6 +89,18 @@ def _idf(graph: StatuteGraph, version: str) -> dict[str, float]:
     n = len(units)
     _IDF[key] = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
     return _IDF[key]
+
+
+def act_words(question: str, graph: StatuteGraph) -> frozenset[str]:
+    """The question's content words (stop words, digits and one-letter words left out) that occur in the
+    Act's text, in any version (the Bangla texts and the English one, for romanised and English questions).
+
+    Empty for a question that shares no word with the Act ("asdf qwer", "hello, how are you?", "ধারা ৯৯৯ কী
+    বলে?": ধারা and কী are stop words); 1 of 2,247 hand-written questions (dev, ``cal_v2``, training and
+    relevance-development sets) has none and no thesaurus concept either.
+    """
+    words = _content_words(question)
+    return frozenset(w for w in words if any(w in _idf(graph, v) for v in VERSIONS))
 
 
 _UNIT_WORDS: dict[tuple[str, str, str], frozenset[str]] = {}

@@ -290,10 +290,12 @@ def _closest(result: AskResult, graph: StatuteGraph | None = None, *, show_engli
         why = (f"<br><small>কেন প্রকাশ করা হয়নি (why withheld): {html.escape(c.why_withheld)}</small>"
                if c.why_withheld and not fails_closed else "")
         lead = f"<small class='lc-lead'>{html.escape(c.lead_in)}</small><br>" if c.lead_in else ""
-        items = "".join(f"<li class='{'lc-found' if k.found else ''}'>«{html.escape(k.text)}»</li>" for k in c.clauses)
+        items = "".join(f"<li class='lc-depth-{min(k.depth, 3)}{' lc-found' if k.found else ''}'>«{html.escape(k.text)}»</li>"
+                        for k in c.clauses if not k.tail)
         more = (f"<li><small>… আরও {to_bangla_digits(str(c.clauses_left_out))}টি দফা "
                 f"({c.clauses_left_out} more clauses)</small></li>" if c.clauses_left_out else "")
-        clauses = f"<ul class='lc-clauses'>{items}{more}</ul>" if items else ""
+        tail = "".join(f"«{html.escape(k.text)}»" for k in c.clauses if k.tail)
+        clauses = (f"<ul class='lc-clauses'>{items}{more}</ul>" if items else "") + tail
         st.markdown(f"<div class='lc-closest lc-unverified' data-testid='lc-closest'><span class='lc-cite'>"
                     f"{html.escape(c.citation)} · যাচাই করা হয়নি</span><br>{lead}«{html.escape(c.text)}»{clauses}{why}</div>",
                     unsafe_allow_html=True)

@@ -107,7 +107,8 @@ def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None
         fig = risk_curve_figure(curve, alpha=alpha, tau=rec.tau, n=rec.n, bound=rec.bound, raw_curve=raw)
     chart(fig, key="cal_curve")
     st.caption(f"লেবেল {labels_count}টি · ব্যবহৃত দাবি {data.n_claims} · প্রশ্ন (রান) {len(data.questions)} · "
-               f"শুধু 'unsure' {data.n_unsure} · রান খুঁজে পাওয়া যায়নি {data.n_orphan} · "
+               f"শুধু 'unsure' {data.n_unsure} · এই ব্যবস্থা আর যে দাবি করে না তার লেবেল {data.n_orphan} (labels of claims "
+               f"neither the calibration set nor a saved run holds: earlier systems' claims, kept, not used) · "
                f"{rec.method.upper()} proposed τ̂ = {fmt_tau(rec.tau)}, release rate {_opt(rec.release_rate)}, "
                f"selective risk {_opt(rec.selective_risk)}, p = {_opt(rec.p_value)} · labels `{rec.labels_sha256[:16]}`")
     if rec.fail_closed:

@@ -137,7 +137,7 @@ def page(title: str, subtitle: str = "", *, icon: str = "⚖️") -> PageContext
         st.markdown("### LabourCrew")
         for path, label in NAV:
             link(path, label)
-        st.caption("বাংলাদেশ শ্রম আইন, ২০০৬ — প্রতিটি দাবি আইনের হুবহু পাঠে প্রমাণিত")
+        st.caption("বাংলাদেশ শ্রম আইন, ২০০৬ — প্রকাশিত প্রতিটি উত্তর আইনের হুবহু পাঠে যাচাইকৃত; যাচাই করা না গেলে তা বলা হয়")
         wanted = environ("LABOURCREW_PRESET", "offline")
         default = presets.index(wanted) if wanted in presets else 0
         preset = st.selectbox("মডেল প্রিসেট (preset)", presets, index=default, key="lc_preset",

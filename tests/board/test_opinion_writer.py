@@ -93,15 +93,18 @@ def test_an_undecided_answer_gives_one_reason_no_claim_is_not_a_closed_gate(real
     from labourcrew.gate.crc import load_calibration
     from labourcrew.gate.trust_gate import NOT_VERIFIED_NO_CLAIM, _fail_closed_reason, bilingual
 
-    # The framing gives the gate's own reason: this system's calibration found no τ, or no usable record.
+    # The framing says why in plain words: this system's calibration found no τ, or there is no usable record.
     fitted = load_calibration("/nonexistent/trust_gate.json").model_copy(update={"labels_sha256": "0" * 64})
     closed = gate_of(real_claims, [False] * len(real_claims)).model_copy(
         update={"mode": "calibrated", "tau": math.inf, "status_reason": _fail_closed_reason(fitted)})
     assert closed.fail_closed
+    closed = closed.model_copy(update={"calibration_n": 336})
     text = write_opinion(closed, version="2025").opinion_bn
-    assert "τ = ∞" in text and "এই ব্যবস্থার ক্যালিব্রেশনে" in text and "ব্যবহারযোগ্য কোনো ক্যালিব্রেশন রেকর্ড নেই" not in text
-    stand_in = closed.model_copy(update={"status_reason": _fail_closed_reason(load_calibration("/nonexistent/x.json"))})
-    assert "ব্যবহারযোগ্য কোনো ক্যালিব্রেশন রেকর্ড নেই" in write_opinion(stand_in, version="2025").opinion_bn
+    # plain words, once: the statistics (τ, α) are the badge's, not repeated in the opinion
+    assert "যথেষ্ট নির্ভরযোগ্যভাবে যাচাই করতে পারে না" in text and "τ" not in text and "α" not in text
+    stand_in = closed.model_copy(update={"calibration_n": 0, "status_reason": _fail_closed_reason(
+        load_calibration("/nonexistent/x.json"))})
+    assert "কোনো ক্যালিব্রেশন নেই" in write_opinion(stand_in, version="2025").opinion_bn
     empty = closed.model_copy(update={"claims": [], "accepted_ids": [], "status_reason": bilingual(*NOT_VERIFIED_NO_CLAIM)})
     text = write_opinion(empty, version="2025").opinion_bn
     assert "τ" not in text and NOT_VERIFIED_NO_CLAIM[0].removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")[:30] in text
@@ -165,6 +168,8 @@ def test_a_lead_in_is_listed_with_the_clauses_that_complete_it(real_claims, grap
     assert [k.node_id for k in lead.clauses] == ["2025:26(1)(a)", "2025:26(1)(b)", "2025:26(1)(b).para1"]
     assert "একশত বিশ দিনের" in lead.clauses[0].text and "লিখিত নোটিশ" in lead.clauses[2].text
     assert [k.found for k in lead.clauses] == [False, True, False]
+    # the closing words are not a third clause (the parser hangs them under (খ))
+    assert [(k.tail, k.depth) for k in lead.clauses] == [(False, 1), (False, 1), (True, 1)]
     assert lead.text.endswith("মালিক-") and lead.lead_in is None and lead.clauses_left_out == 0
     item = got[1]
     assert len(graph.clauses("2025:23(4)")) > LEAD_IN_LIST_MAX

@@ -63,7 +63,9 @@ def test_fail_closed_without_calibration_says_so(make_board, offline, tmp_path) 
     r = ask(Q, board=board, save=False)
     assert r.status == ReleaseStatus.UNDECIDED and r.tau == float("inf")
     assert json.loads(r.to_json())["tau"] == "inf"
-    assert "no calibration record" in r.calibration_note and "τ = ∞" in r.opinion_bn
+    # the opinion says it in plain words; the status reason (the badge) carries τ = ∞
+    assert "no calibration record" in r.calibration_note and "τ = ∞" in r.status_reason
+    assert "কোনো ক্যালিব্রেশন নেই" in r.opinion_bn
     assert r.claims and not r.accepted()
 
 

@@ -122,6 +122,10 @@ def test_categorical_mode_lets_the_auditor_label_decide(graph, pack) -> None:
     claims = [claim("w1"), claim("w2", SPAN[:50])]
     gate = run(graph, pack, claims, {"w1": finding("w1"), "w2": finding("w2", Verdict.NEI)}, calib(math.inf), mode="categorical")
     assert gate.accepted_ids == ["w1"] and "NEI" in gate.claims[1].rejection_reason
+    # Its release says first that no risk bound stands behind it (the CLI status line read "verified").
+    assert gate.status != ReleaseStatus.UNDECIDED and gate.status_reason.startswith("অক্যালিব্রেটেড গেট")
+    calibrated = run(graph, pack, claims, {"w1": finding("w1"), "w2": finding("w2", Verdict.NEI)}, calib(0.0))
+    assert calibrated.status != ReleaseStatus.UNDECIDED and "অক্যালিব্রেটেড" not in calibrated.status_reason
 
 
 def test_status_definitions(graph, pack) -> None:

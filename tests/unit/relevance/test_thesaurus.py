@@ -191,6 +191,15 @@ def test_bangla_term_is_not_found_inside_another_word(th):
     assert "wage" not in th.concept_ids("সবেতন")  # বেতন only where a word starts
 
 
+def test_the_words_that_name_a_provision_match_no_concept(th):
+    """A Bangla term matches where a word starts, so a term that begins one of the words people use to name
+    a provision matched every question naming a section: «ধার» (loan) matched «ধারা» (a new-user trial)."""
+    assert th.match("ধারা ২৬ কী বলে? উপ-ধারা (২) দফা (ক) অধ্যায় ৪, ধারায় ধারার ধারাবাহিক তফসিল বিধি") == []
+    assert "loan_advance_deduction" not in th.concept_ids("আইনের কোন ধারায় মাতৃত্বকালীন ছুটির কথা আছে?")
+    for q in ("মালিকের কাছে ধার নিছিলাম, বেতন থেকে কাটতেছে", "ধারের টাকা বেতন থেকে কাটা যায়?", "লোন কাটবে কত"):
+        assert "loan_advance_deduction" in th.concept_ids(q), q
+
+
 def test_latin_terms_need_word_boundaries(th):
     assert "overtime" not in th.concept_ids("hot")  # "ot"
     assert "resignation" not in th.concept_ids("quite good")  # "quit"
