@@ -715,6 +715,7 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
             premise_errors=inputs.premise_errors,
             parts=inputs.parts,
             qualifiers_of=inputs.qualifiers_of,
+            nothing_matched=inputs.nothing_matched,
         )
         opinion = write_opinion(
             gate, version=state["version"], graph=graph, english=bool(state.get("want_english")),

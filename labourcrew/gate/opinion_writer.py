@@ -55,7 +55,7 @@ from labourcrew.ledger.gate import (
     Qualifier,
 )
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
-from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first, section_of_label
+from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first
 from labourcrew.statute.model import ENGLISH_VERSION, Level
 from labourcrew.statute.normalize import display_form, normalize, to_ascii_digits, to_bangla_digits
 
@@ -64,7 +64,6 @@ __all__ = [
     "direct_answer",
     "amendment_changes",
     "closest_provisions",
-    "matched_nothing",
     "reading_order",
     "render_sentence",
     "check_opinion",
@@ -148,6 +147,8 @@ def _framing(gate: GateResult, version: str) -> str:
     # UNDECIDED says that no answer could be VERIFIED and why -- never that the law is silent.
     if gate.premise_errors and not gate.claims:
         why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
+    elif gate.nothing_matched:  # the gate's reason asks to rephrase
+        why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")
     elif gate.fail_closed and gate.claims:
         # Plain words: the badge above carries the statistics (τ, α); a trial found them repeated three times.
         why = ("এই ব্যবস্থার জন্য কোনো ক্যালিব্রেশন নেই, তাই কোনো উদ্ধৃতি উত্তর হিসেবে দেওয়া হচ্ছে না"
@@ -539,28 +540,6 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     return [by_id[n] for n in rules_first(by_id)]
 
 
-def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: object | None = None,
-                    version: str = "2025") -> bool:
-    """Whether an UNDECIDED answer lists no closest provisions: nothing in the question matched the Act.
-
-    True when the question shares no content word with any text of the Act
-    (:func:`~labourcrew.relevance.features.act_words`), names no section that ``version`` has (of
-    "ধারা ২৭(৯)" the section 27 counts), and has no thesaurus or Issue Spotter concept: the dense
-    encoder always returns *something*, and "asdf qwer ;;;;" listed 136(1), 27(4), 151(1) and 129,
-    "ধারা ৯৯৯ কী বলে?" 2(49A) ("month") and 162(4). "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?" still lists
-    the overtime rule, "ধারা ২৬ কী বলে?" section 26. False without a question or a graph.
-    """
-    if not question or graph is None:
-        return False
-    from labourcrew.relevance.features import act_words
-    from labourcrew.retrieval.thesaurus import load_thesaurus
-
-    named = any(f"{version}:{section_of_label(label)}" in graph.units
-                for label in getattr(spotting, "section_labels", None) or [])
-    return not (named or act_words(question, graph) or getattr(spotting, "concepts", None)
-                or load_thesaurus().match(question))
-
-
 def _withheld_bn(reason: str | None) -> str | None:
     if not reason:
         return None
@@ -724,7 +703,7 @@ def write_opinion(
     incomplete = any(q.bears and not q.released for q in qualifiers)
     amendments = amendment_changes((e.node_id for c in accepted for e in c.evidence), graph)
     closest = (closest_provisions(gate, pack, floor=relevance_floor, graph=graph)
-               if gate.status == ReleaseStatus.UNDECIDED and not matched_nothing(question, graph, spotting, version) else [])
+               if gate.status == ReleaseStatus.UNDECIDED and not gate.nothing_matched else [])
     if closest:
         amendments = amendment_changes([c.node_id for c in closest], graph)
     from labourcrew.gate.clarify import clarifications, known_facts
@@ -747,9 +726,6 @@ def write_opinion(
         lines.append("ধরে নেওয়া তথ্য: " + "; ".join(f.label_bn for f in assumed) + "।")
     if closest:
         lines.append("নিচের বিধানগুলো পাওয়া গেছে, কিন্তু এগুলো প্রশ্নের উত্তর দেয় কিনা যাচাই করা হয়নি (not verified to answer the question).")
-    elif gate.status == ReleaseStatus.UNDECIDED and pack is not None and pack.items:
-        lines.append("প্রশ্নের সঙ্গে মেলে এমন কোনো বিধান পাওয়া যায়নি; প্রশ্নটি অন্যভাবে লিখে দেখুন "
-                     "(no provision matched the question; try rephrasing it).")
     text = "\n".join(lines)
     guarantee_bn, guarantee_en = _guarantee(gate)
     blocks: list[EnglishBlock] = []

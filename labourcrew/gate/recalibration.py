@@ -264,7 +264,7 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
         role_status=_role_status(result), primary=inputs.primary,
         context_of=graph.section_context, premise_errors=inputs.premise_errors, parts=inputs.parts,
-        qualifiers_of=inputs.qualifiers_of,
+        qualifiers_of=inputs.qualifiers_of, nothing_matched=inputs.nothing_matched,
     )
 
 

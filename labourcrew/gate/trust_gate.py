@@ -84,6 +84,7 @@ __all__ = [
     "gate_inputs",
     "settle",
     "premise_blocks",
+    "matched_nothing",
     "coverage",
     "release_status",
     "withheld_qualifiers",
@@ -230,6 +231,12 @@ CATEGORICAL_CAVEAT = (
     "uncalibrated categorical gate: no measured bound on the error rate, a quoted provision may not answer the question; ",
 )
 """Put before both halves of the status reason of a release by the opt-in categorical gate."""
+NOT_MATCHED = (
+    "কোনো উত্তর যাচাই করা যায়নি: প্রশ্নের কোনো শব্দ আইনের পাঠে নেই এবং কোনো আইনি বিষয় চেনা যায়নি; প্রশ্নটি অন্যভাবে "
+    "লিখে দেখুন",
+    "no answer could be verified: no word of the question occurs in the Act and no legal subject was recognised; "
+    "try rephrasing the question",
+)
 NOT_VERIFIED_THRESHOLD = (
     "কোনো উত্তর যাচাই করা যায়নি: খুঁজে পাওয়া বিধানগুলোর কোনো উদ্ধৃতি নির্ভরযোগ্যতার সীমা (τ) পার হয়নি; "
     "এর মানে এই নয় যে আইনে এ বিষয়ে কিছু নেই",
@@ -283,6 +290,7 @@ class GateInputs:
     parts: list[QuestionPart]
     premise_errors: list[str]
     qualifiers_of: Callable[[str], list[str]]
+    nothing_matched: bool = False
 
 
 def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: str,
@@ -310,6 +318,7 @@ def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: s
         parts=question_parts(spotting, blocking) if spotting is not None else [],
         premise_errors=list(by_label.values()),
         qualifiers_of=bearing_qualifiers(graph, question, facts),
+        nothing_matched=matched_nothing(question, graph, spotting, version),
     )
 
 
@@ -355,6 +364,32 @@ def settle(
         status, why, released, claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
     )
     return status, why, cov, failed, gated_parts, withheld_q
+
+
+def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: object | None = None,
+                    version: str = "2025") -> bool:
+    """Whether nothing in the question matched the Act: then nothing is released in any gate mode and no
+    closest provision is listed (:attr:`GateResult.nothing_matched`).
+
+    True when the question shares no content word with any text of the Act
+    (:func:`~labourcrew.relevance.features.act_words`), names no section that ``version`` has (of
+    "ধারা ২৭(৯)" the section 27 counts), and has no thesaurus or Issue Spotter concept: the dense
+    encoder always returns *something*; "asdf qwer ;;;;" listed 136(1), 27(4), 151(1) and 129 and the
+    categorical gate released 151(1)(d); "ধারা ৯৯৯ কী বলে?" listed 2(49A) ("month") and 162(4).
+    "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?" still lists the overtime rule, "ধারা ২৬ কী বলে?" section 26.
+    No dev or ``cal_v2`` question matches nothing; 1 of 2,247 hand-written questions does (a romanised one).
+    False without a question or a graph.
+    """
+    if not question or graph is None:
+        return False
+    from labourcrew.relevance.features import act_words
+    from labourcrew.retrieval.thesaurus import load_thesaurus
+    from labourcrew.statute.ids import section_of_label
+
+    named = any(f"{version}:{section_of_label(label)}" in graph.units
+                for label in getattr(spotting, "section_labels", None) or [])
+    return not (named or act_words(question, graph) or getattr(spotting, "concepts", None)
+                or load_thesaurus().match(question))
 
 
 def premise_blocks(parts: Sequence[QuestionPart], premise_errors: Sequence[str]) -> bool:
@@ -411,6 +446,7 @@ def decide(
     weights: TrustWeights = DEFAULT_WEIGHTS,
     parts: Sequence[QuestionPart] = (),
     qualifiers_of: Callable[[str], Sequence[str]] | None = None,
+    nothing_matched: bool = False,
 ) -> GateResult:
     """Gate every claim and set the release status (paper §3.6).
 
@@ -450,7 +486,9 @@ def decide(
         score, components = score_claim(claim, pack, verdict=finding, check=check, weights=weights)
         verdict = finding.verdict if finding else None
         reason: str | None = None
-        if blocked:
+        if nothing_matched:
+            reason = "nothing in the question matched the Act (matched_nothing)"
+        elif blocked:
             reason = "প্রশ্নের ভিত্তি ভুল (premise): " + "; ".join(premise_errors)
         elif not check.all_ok:
             bad = [f"{r.node_id}: {r.code}" for r in check.results if not r.ok]
@@ -489,7 +527,9 @@ def decide(
         premise_errors=premise_errors, qualifiers_of=qualifiers_of,
         uncalibrated_note=calibration.note if uncalibrated else None,
     )
-    if status == ReleaseStatus.UNDECIDED:
+    if status == ReleaseStatus.UNDECIDED and nothing_matched:
+        why = bilingual(*NOT_MATCHED)
+    elif status == ReleaseStatus.UNDECIDED:
         why = _undecided_reason(blocked, premise_errors, claims, failed, mode, tau, calibration)
     elif mode == "categorical" and not uncalibrated:
         # The opt-in categorical gate: "verified" means verbatim and SUPPORTed, not bounded risk (a trial's
@@ -513,6 +553,7 @@ def decide(
         coverage=cov,
         failed_roles=failed,
         premise_errors=list(premise_errors),
+        nothing_matched=nothing_matched,
         status_reason_en=english_part(why),
         parts=gated_parts,
         withheld_qualifiers=withheld_q,

@@ -250,6 +250,9 @@ class GateResult(LedgerRecord):
     coverage: Coverage = Field(description="Coverage of the primary issue by the released claims.")
     failed_roles: list[str] = Field(description="Roles that failed irrecoverably.")
     premise_errors: list[str] = Field(description="Problems with the question's premise (missing sections).")
+    nothing_matched: bool = Field(
+        default=False, description="No word of the question occurs in the Act, it names no existing section and no "
+                                   "concept: nothing is released and no closest provision is listed.")
     status_reason_en: str = Field(default="", description="The status reason in English (status_reason is Bangla first).")
     parts: list[QuestionPart] = Field(
         default_factory=list, description="Each part of a multi-part question and whether it was answered."

@@ -83,8 +83,26 @@ def test_a_question_that_matches_nothing_lists_no_closest_provisions(calibrated_
     assert bool(r.opinion.closest) == lists
     if lists:
         assert any(c.node_id.startswith(("2025:108", "2025:26(")) for c in r.opinion.closest)
-    else:
-        assert "কোনো বিধান পাওয়া যায়নি" in r.opinion_bn
+    else:  # nothing released, and the reason asks to rephrase (or names the false premise)
+        assert r.opinion.closest == [] and ("অন্যভাবে লিখে দেখুন" in r.opinion_bn or r.premise_errors)
+        assert all(not c.accepted for c in r.claims)
+
+
+def test_the_categorical_gate_releases_nothing_for_a_question_that_matches_nothing(graph, pipeline, e2e_settings) -> None:
+    """A re-test: with LABOURCREW_GATE__MODE=categorical, "asdf qwer ;;;; !!!!" was DEGRADED, quoting 151(1)(d)."""
+    from labourcrew.board.build import build_board
+    from labourcrew.board.deps import BoardDeps
+    from labourcrew.deliberation.extractive import OfflineBackend
+
+    settings = e2e_settings.model_copy(update={"gate": e2e_settings.gate.model_copy(update={"mode": "categorical"})})
+    from labourcrew.gate.crc import load_calibration
+
+    deps = BoardDeps(graph=graph, retrieval=pipeline, backend=OfflineBackend(graph),
+                     calibration=load_calibration("/nonexistent/trust_gate.json"))
+    board = build_board(settings, deps)
+    r = ask("asdf qwer ;;;; !!!!", board=board, save=False)
+    assert r.status == ReleaseStatus.UNDECIDED and not r.accepted() and r.opinion.closest == []
+    assert "অন্যভাবে লিখে দেখুন" in r.status_reason
 
 
 def test_prompt_injection_changes_nothing(calibrated_board) -> None:
