@@ -39,6 +39,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 
+from labourcrew.gate.trust_gate import bangla_part
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import (
     AmendmentChange,
@@ -130,10 +131,6 @@ def render_sentence(claim: GatedClaim) -> OpinionSentence:
     return OpinionSentence(text=body + end, claim_ids=[claim.claim_id], citations=cites)
 
 
-def _bn(reason: str) -> str:
-    return reason.split(" — ", 1)[0]
-
-
 def _framing(gate: GateResult, version: str) -> str:
     from labourcrew.statute.model import ENGLISH_LABEL, ENGLISH_VERSION
 
@@ -143,12 +140,12 @@ def _framing(gate: GateResult, version: str) -> str:
     if gate.status == ReleaseStatus.TGLO:
         return f"বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) অনুযায়ী, যাচাইকৃত উদ্ধৃতিসহ:"
     if gate.status == ReleaseStatus.DEGRADED:
-        return f"সতর্কতা — উত্তরটি আংশিক বা অসম্পূর্ণ ({_bn(gate.status_reason)}); বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) থেকে যাচাইকৃত অংশ:"
+        return f"সতর্কতা — উত্তরটি আংশিক বা অসম্পূর্ণ ({bangla_part(gate.status_reason)}); বাংলাদেশ শ্রম আইন, ২০০৬ ({v} পাঠ) থেকে যাচাইকৃত অংশ:"
     # UNDECIDED says that no answer could be VERIFIED and why -- never that the law is silent.
     if gate.premise_errors and not gate.claims:
-        why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(_bn(p) for p in gate.premise_errors)
+        why = "প্রশ্নের ভিত্তি ভুল: " + "; ".join(bangla_part(p) for p in gate.premise_errors)
     elif gate.nothing_matched:  # the gate's reason asks to rephrase
-        why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")
+        why = bangla_part(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ")
     elif gate.fail_closed and gate.claims:
         # Plain words: the badge above carries the statistics (τ, α); a trial found them repeated three times.
         why = ("এই ব্যবস্থার জন্য কোনো ক্যালিব্রেশন নেই, তাই কোনো উদ্ধৃতি উত্তর হিসেবে দেওয়া হচ্ছে না"
@@ -158,7 +155,7 @@ def _framing(gate: GateResult, version: str) -> str:
     elif not gate.claims and gate.failed_roles:
         why = "বিশ্লেষণের এক বা একাধিক ধাপ ব্যর্থ হয়েছে; আবার চেষ্টা করুন"
     else:  # the gate's own reason: nothing matched, a premise, ...
-        why = _bn(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ").rstrip("।")
+        why = bangla_part(gate.status_reason).removeprefix("কোনো উত্তর যাচাই করা যায়নি: ").rstrip("।")
     return f"এই প্রশ্নের কোনো উত্তর যাচাই করা যায়নি: {why}।"
 
 
@@ -495,8 +492,8 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         # then the list's start, up to LEAD_IN_LIST_MAX, and the closing words -- in document order.
         every = graph.clauses(entry) if graph is not None and entry in units else []
         keep = set(list(dict.fromkeys([*(c for c in every if c in texts), *every]))[:LEAD_IN_LIST_MAX])
-        keep.add(tail_of(entry, every) or "")
-        return [c for c in every if c in keep]
+        tail = tail_of(entry, every)
+        return [c for c in every if c in keep or c == tail]
 
     chosen: list[str] = []
     for node_id, _ in found:

@@ -92,6 +92,7 @@ __all__ = [
     "undecided_result",
     "bilingual",
     "english_part",
+    "bangla_part",
     "question_parts",
 ]
 
@@ -220,6 +221,11 @@ def bilingual(bn: str, en: str) -> str:
 def english_part(message: str) -> str:
     """The English half of a :func:`bilingual` message ('' when it has none)."""
     return message.split(" — ", 1)[1] if " — " in message else ""
+
+
+def bangla_part(message: str) -> str:
+    """The Bangla half of a :func:`bilingual` message (the whole message when it has no English half)."""
+    return message.split(" — ", 1)[0]
 
 
 TGLO_REASON = (
@@ -534,7 +540,7 @@ def decide(
     elif mode == "categorical" and not uncalibrated:
         # The opt-in categorical gate: "verified" means verbatim and SUPPORTed, not bounded risk (a trial's
         # CLI line called a temporary worker's rule, quoted to a permanent worker, verified).
-        bn, en = why.split(" — ", 1)[0], english_part(why)
+        bn, en = bangla_part(why), english_part(why)
         why = bilingual(CATEGORICAL_CAVEAT[0] + bn, CATEGORICAL_CAVEAT[1] + en) if en else CATEGORICAL_CAVEAT[0] + bn
     note = calibration.note if uncalibrated else None
     if mode == "calibrated" and math.isinf(tau):
@@ -605,7 +611,7 @@ def _qualify_status(
         extra.append((f"উত্তরটি অসম্পূর্ণ: নিয়মটির শর্ত/ব্যতিক্রম ({names}) যাচাই করা যায়নি",
                       f"the answer is incomplete: a condition/exception of the rule ({', '.join(withheld_q)}) was not verified"))
     if premise_errors:
-        extra.append(("প্রশ্নের একটি অংশের ভিত্তি ভুল: " + "; ".join(p.split(" — ")[0] for p in premise_errors),
+        extra.append(("প্রশ্নের একটি অংশের ভিত্তি ভুল: " + "; ".join(bangla_part(p) for p in premise_errors),
                       "part of the question rests on a false premise"))
     open_parts = [p for p in gated_parts if not p.injection and p.premise_error is None and not p.answered]
     if len(gated_parts) > 1 and open_parts and any(p.answered for p in gated_parts):
@@ -618,7 +624,7 @@ def _qualify_status(
     en = "; ".join(e[1] for e in extra)
     if status == ReleaseStatus.TGLO:
         return ReleaseStatus.DEGRADED, bilingual(bn, en), gated_parts, withheld_q
-    return status, bilingual(why.split(" — ")[0] + "; " + bn, (english_part(why) or why) + "; " + en), gated_parts, withheld_q
+    return status, bilingual(bangla_part(why) + "; " + bn, (english_part(why) or why) + "; " + en), gated_parts, withheld_q
 
 
 def _undecided_reason(
@@ -633,7 +639,7 @@ def _undecided_reason(
     """Why nothing was released: no answer could be VERIFIED, and why -- never "the law is silent"."""
     if premise_blocks:
         return bilingual("কোনো উত্তর যাচাই করা যায়নি, কারণ প্রশ্নের ভিত্তি ভুল: "
-                         + "; ".join(p.split(" — ")[0] for p in premise_errors),
+                         + "; ".join(bangla_part(p) for p in premise_errors),
                          "no answer could be verified: the question rests on a false premise: "
                          + "; ".join(english_part(p) or p for p in premise_errors))
     if not claims and failed:

@@ -211,6 +211,16 @@ class StatuteGraph(BaseModel):
         only of sub-sections has no text of its own and is not a lead-in; a chapter (a title) is not
         one either. [] for an unknown node.
         """
+        memo = self._clause_lists
+        if node_id not in memo:  # lead_ins asks for every ancestor's list, closest provisions for each entry's
+            memo[node_id] = self._walk_clauses(node_id)
+        return list(memo[node_id])
+
+    @cached_property
+    def _clause_lists(self) -> dict[str, list[str]]:
+        return {}
+
+    def _walk_clauses(self, node_id: str) -> list[str]:
         unit = self.units.get(node_id)
         if unit is None or unit.level == Level.CHAPTER or not unit.text.strip():
             return []

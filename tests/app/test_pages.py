@@ -44,6 +44,19 @@ def _no_problem(at) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def _ask_unsaved(app_page, app_env, question: str):
+    """The Ask page after asking ``question``; the run it saves is deleted (the other tests read the
+    module's fixture runs)."""
+    before = set(app_env.runs.rglob("*.json"))
+    at = app_page("app.py").run()
+    at.text_area(key="ask_q").input(question)
+    at.button(key="ask_submit").click().run()
+    for path in set(app_env.runs.rglob("*.json")) - before:
+        path.unlink()
+    _no_problem(at)
+    return at
+
+
 @pytest.mark.parametrize("page", list(PAGES))
 def test_every_page_renders_offline(app_page, page):
     at = app_page(page).run()
@@ -76,13 +89,7 @@ def test_ask_shows_progress_status_badge_and_highlighted_spans(app_page):
 
 def test_a_categorical_answer_says_no_risk_bound_stands_behind_it(app_page, app_env, monkeypatch):
     monkeypatch.setenv("LABOURCREW_GATE__MODE", "categorical")
-    before = set(app_env.runs.rglob("*.json"))
-    at = app_page("app.py").run()
-    at.text_area(key="ask_q").input(QUESTION)
-    at.button(key="ask_submit").click().run()
-    for path in set(app_env.runs.rglob("*.json")) - before:  # the other tests read the module's fixture runs
-        path.unlink()
-    _no_problem(at)
+    at = _ask_unsaved(app_page, app_env, QUESTION)
     badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
     assert "UNDECIDED" not in badge  # this question releases under the categorical gate
     assert any(w.value.startswith("অক্যালিব্রেটেড গেট") and "no calibrated risk bound" in w.value for w in at.warning)
@@ -93,13 +100,7 @@ def test_an_undecided_answer_lists_a_lead_in_with_its_clauses_and_its_english(ap
     """A new user's "ধারা ২৬ কী বলে?" (gate failing closed) showed 26(1) as «… মালিক-» with no notice
     period, and the English toggle did nothing on an UNDECIDED answer."""
     monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(tmp_path / "none.json"))  # no record: τ = ∞
-    before = set(app_env.runs.rglob("*.json"))
-    at = app_page("app.py").run()
-    at.text_area(key="ask_q").input("ধারা ২৬ কী বলে?")
-    at.button(key="ask_submit").click().run()
-    for path in set(app_env.runs.rglob("*.json")) - before:  # the other tests read the module's fixture runs
-        path.unlink()
-    _no_problem(at)
+    at = _ask_unsaved(app_page, app_env, "ধারা ২৬ কী বলে?")
     assert "UNDECIDED" in next(m.value for m in at.markdown if "lc-badge" in m.value)
     closest = [m.value for m in at.markdown if "lc-closest" in m.value]
     lead = next(c for c in closest if "ধারা ২৬(১)" in c)
@@ -121,13 +122,7 @@ def test_the_fail_closed_badge_says_plainly_why(app_page, app_env, tmp_path, mon
         rec = CalibrationRecord.load(cal)
         rec.model_copy(update={"system": rec.system.model_copy(update={"scoring_sha256": "0" * 64})}).save(cal)
     monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
-    before = set(app_env.runs.rglob("*.json"))
-    at = app_page("app.py").run()
-    at.text_area(key="ask_q").input(QUESTION)
-    at.button(key="ask_submit").click().run()
-    for path in set(app_env.runs.rglob("*.json")) - before:  # the other tests read the module's fixture runs
-        path.unlink()
-    _no_problem(at)
+    at = _ask_unsaved(app_page, app_env, QUESTION)
     badge = next(m.value for m in at.markdown if "lc-badge" in m.value)
     assert "UNDECIDED" in badge and "অথবা ক্যালিব্রেশন" not in badge
     if for_this_system:
