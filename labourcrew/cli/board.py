@@ -56,7 +56,8 @@ def _text(result) -> str:
         lines.append(f"  শর্ত/ব্যতিক্রম — {q.citation} ({mark}): «{q.text}»")
     for c in o.closest:
         lead = f"{c.lead_in} " if c.lead_in else ""
-        lines.append(f"  যাচাই করা হয়নি / not verified — {c.citation}: {lead}«{c.text}»")
+        weak = " (দুর্বল মিল / weak match)" if c.weak else ""
+        lines.append(f"  যাচাই করা হয়নি / not verified{weak} — {c.citation}: {lead}«{c.text}»")
         lines += [f"  {'    ' * (1 if k.tail else k.depth)}«{k.text}»" for k in c.clauses]
         if c.clauses_left_out:
             lines.append(f"      … আরও {c.clauses_left_out}টি দফা ({c.clauses_left_out} more clauses)")

@@ -303,6 +303,16 @@ def cmd_calibrate(a: argparse.Namespace) -> int:
                                   system=system_of(settings))
         out = {"record": proposal.record.model_dump(mode="json"), "questions": len(proposal.data.questions),
                "claims": proposal.data.n_claims}
+        if proposal.record.fail_closed and proposal.record.method == "ltt":
+            import dataclasses
+
+            from labourcrew.gate.ltt import evidence_need_text, evidence_needed
+
+            rec = proposal.record
+            need = evidence_needed(proposal.data.questions, rec.alpha, rec.delta or settings.gate.delta)
+            out["evidence_needed"] = {**(dataclasses.asdict(need) if need else {}),
+                                      "n_questions_needed": need.n_questions_needed if need else None,
+                                      "text": evidence_need_text(need, rec.alpha)[1]}
         if not a.dry_run:
             target = Path(a.out) if a.out else settings.gate.calibration_path
             stamped, archived = save_new_record(proposal.record, target)

@@ -47,6 +47,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import beta as beta_dist
@@ -65,6 +66,10 @@ __all__ = [
     "selective_numbers",
     "selective_curve",
     "upper_bound",
+    "EvidenceNeed",
+    "evidence_needed",
+    "evidence_need_text",
+    "fixed_sequence",
     "calibrate_ltt",
     "calibrate_method",
 ]
@@ -162,6 +167,119 @@ def upper_bound(k: int, n: int, delta: float) -> float:
     return float(beta_dist.ppf(1.0 - delta, k + 1, n - k))
 
 
+def fixed_sequence(n_rel: np.ndarray, n_bad: np.ndarray, alpha: float, delta: float
+                   ) -> tuple[int | None, tuple[int, float] | None]:
+    """The fixed-sequence test along a strict-to-loose grid (module docstring; LTT §4.1).
+
+    Args:
+        n_rel: releasing questions per grid point (:func:`selective_counts`).
+        n_bad: of those, the ones releasing an unfaithful claim.
+        alpha: the risk level α.
+        delta: the error level δ.
+
+    Returns:
+        ``(chosen, first_fail)``: the index of the loosest rejected grid point (None: none), and the
+        index and p-value of the first point not rejected (None: the walk reached the grid's end or
+        never started because fewer than :func:`min_release` questions release anywhere).
+    """
+    need = min_release(alpha, delta)
+    ok = n_rel >= need
+    if not ok.any():
+        return None, None
+    chosen: int | None = None
+    for i in range(int(np.argmax(ok)), n_rel.size):
+        p = hb_p_value(n_bad[i] / n_rel[i], int(n_rel[i]), alpha)
+        if p > delta:
+            return chosen, (i, p)
+        chosen = i
+    return chosen, None
+
+
+@dataclass(frozen=True)
+class EvidenceNeed:
+    """How many labelled calibration questions the test would need if the score kept its curve.
+
+    With ``factor`` times the ``n_questions`` calibration questions, each threshold's releasing and wrong
+    counts scaled alike (the observed selective risk and release rate held), the fixed-sequence test
+    would first reject a threshold, down to ``tau``: there ``n_release`` of today's questions release and
+    ``n_wrong`` of them wrongly. An extrapolation, not a guarantee: it tells a gate that fails closed for
+    lack of evidence (label about ``n_questions_needed`` questions) from one that fails closed because
+    the observed risk at the strict end is above α (:func:`evidence_needed` returns None: more labels of
+    the same kind would not help, the score must improve).
+    """
+
+    factor: float
+    tau: float
+    n_release: int
+    n_wrong: int
+    n_questions: int
+
+    @property
+    def n_questions_needed(self) -> int:
+        return int(math.ceil(self.factor * self.n_questions))
+
+
+def evidence_needed(questions: Sequence[Question], alpha: float, delta: float, *,
+                    taus: Sequence[float] | None = None, max_factor: float = 20.0,
+                    step: float = 0.1) -> EvidenceNeed | None:
+    """The fewest calibration questions with which the observed risk curve would pass the test.
+
+    Scales every threshold's counts by ``factor`` = 1, 1 + ``step``, … ``max_factor`` and runs the
+    same fixed-sequence test (:func:`fixed_sequence`, started where :func:`min_release` questions
+    release) until a threshold is rejected. The 336 calibration questions of 2026-12-02 (τ = 0.94: 1
+    wrong of 18 releasing; τ = 0.85: 6 of 91) give a factor of 3.1 at δ = α = 0.10: about 1,042
+    questions, and then τ̂ = 0.95, where 7 of the 336 (2 %) release -- the score, not the number of
+    labels, holds the release back.
+
+    Args:
+        questions: calibration questions (scores and labels of their claims).
+        alpha: the risk level α in (0, 1).
+        delta: the error level δ in (0, 1).
+        taus: the thresholds (default :func:`default_grid` at step 0.01; any order).
+        max_factor: largest multiple of today's questions considered.
+        step: spacing of the factors tried.
+
+    Returns:
+        The :class:`EvidenceNeed`, or None when no factor up to ``max_factor`` passes.
+
+    Raises:
+        InputError: alpha or delta outside (0, 1), malformed questions.
+    """
+    _check_level("alpha", alpha)
+    _check_level("delta", delta)
+    n = len(_validate(questions))
+    grid = np.sort(np.asarray(list(taus) if taus is not None else default_grid(0.01), dtype=float))[::-1]
+    grid = grid[np.isfinite(grid)]
+    if n == 0 or grid.size == 0:
+        return None
+    n_rel, n_bad = selective_counts(questions, grid)
+    for factor in np.arange(1.0, max_factor + step / 2, step):
+        chosen, _ = fixed_sequence(np.round(n_rel * factor), np.round(n_bad * factor), alpha, delta)
+        if chosen is not None:
+            return EvidenceNeed(factor=round(float(factor), 3), tau=float(grid[chosen]),
+                                n_release=int(n_rel[chosen]), n_wrong=int(n_bad[chosen]), n_questions=n)
+    return None
+
+
+def evidence_need_text(need: EvidenceNeed | None, alpha: float) -> tuple[str, str]:
+    """What :func:`evidence_needed` found, in words: ``(bangla, english)``, for a gate that fails closed."""
+    from labourcrew.statute.normalize import to_bangla_digits
+
+    if need is None:
+        return ("আরও একই ধরনের লেবেল দিলেও গেট খুলবে না: কঠোর প্রান্তেই ভুল উত্তরের হার α-এর বেশি — "
+                "স্কোরের উন্নতি দরকার।",
+                f"more labels of the same kind would not open the gate: the observed risk at the strict end is "
+                f"above α = {alpha:g}; the score must improve.")
+    share = need.n_release / need.n_questions
+    bn = (f"এই স্কোরে গেট খুলতে প্রায় {to_bangla_digits(str(need.n_questions_needed))}টি লেবেলকৃত প্রশ্ন লাগবে "
+          f"(এখন {to_bangla_digits(str(need.n_questions))}টি), আর তখনও τ ≈ {need.tau:.2f}-এ মাত্র "
+          f"{to_bangla_digits(f'{100 * share:.0f}')}% উত্তর প্রকাশ পাবে — অনুমান, নিশ্চয়তা নয়।")
+    en = (f"with this score the test would pass with about {need.n_questions_needed} labelled calibration "
+          f"questions (now {need.n_questions}), and then only at τ ≈ {need.tau:.2f}, releasing about "
+          f"{100 * share:.0f} % of answers (an extrapolation of today's risk curve, not a guarantee).")
+    return bn, en
+
+
 def _check_level(name: str, value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
         raise InputError(f"{name} must be in (0, 1), got {value!r}")
@@ -201,27 +319,18 @@ def calibrate_ltt(
     n = len(prepared)
     n_rel, n_bad = selective_counts(questions, taus) if n else (np.zeros(taus.shape, int), np.zeros(taus.shape, int))
     need = min_release(alpha, delta)
-    start = int(np.argmax(n_rel >= need)) if (n_rel >= need).any() else taus.size
-    chosen: int | None = None
-    first_fail: tuple[float, int, int, float] | None = None
-    for i in range(start, taus.size):
-        r = n_bad[i] / n_rel[i]
-        p = hb_p_value(r, int(n_rel[i]), alpha)
-        if p <= delta:
-            chosen = i
-        else:
-            first_fail = (float(taus[i]), int(n_rel[i]), int(n_bad[i]), p)
-            break
+    chosen, fail = fixed_sequence(n_rel, n_bad, alpha, delta)
     base = {"alpha": alpha, "delta": delta, "n": n, "labels_sha256": sha, "created": _now(),
             "grid_size": int(taus.size), "method": "ltt", "system": system}
     if chosen is None:
-        if start >= taus.size:
+        if fail is None:
             note = (f"no threshold passes: at most {int(n_rel.max()) if n_rel.size else 0} of {n} calibration "
                     f"questions release anything, fewer than the {need} needed to reject "
                     f"'selective risk > α = {alpha:g}' at δ = {delta:g}")
             p_first = 1.0
         else:
-            t, nr, nb, p_first = first_fail  # type: ignore[misc]
+            i, p_first = fail
+            t, nr, nb = float(taus[i]), int(n_rel[i]), int(n_bad[i])
             note = (f"no threshold passes: at the first tested τ = {t:.3f}, {nb} of the {nr} releasing questions "
                     f"{'releases' if nb == 1 else 'release'} an unfaithful claim (selective risk {nb / nr:.3f}), "
                     f"p = {p_first:.3f} > δ = {delta:g}")

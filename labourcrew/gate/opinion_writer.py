@@ -65,6 +65,7 @@ __all__ = [
     "direct_answer",
     "amendment_changes",
     "closest_provisions",
+    "WEAK_CLOSEST",
     "reading_order",
     "render_sentence",
     "check_opinion",
@@ -427,6 +428,13 @@ def _shorten(text: str, limit: int) -> str:
     return (head.rsplit(" ", 1)[0] if " " in head else head) + " …"
 
 
+WEAK_CLOSEST = ("কোনো বিধানই প্রশ্নের সঙ্গে জোরালোভাবে মেলেনি; এগুলো অনুসন্ধানে পাওয়া সবচেয়ে কাছের বিধান — "
+                "প্রশ্নটি আরও খুলে লিখলে (কী ঘটেছে, কী জানতে চান) ভালো মিল পাওয়া যেতে পারে",
+                "weak matches: no provision was rated likely to govern the question; these are the nearest the "
+                "search found — saying what happened and what you want to know may find better ones")
+"""Said once under closest provisions that are all ``weak`` (Bangla, English)."""
+
+
 def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: int = 4,
                        floor: float = 0.0, graph: StatuteGraph | None = None) -> list[ClosestProvision]:
     """For an UNDECIDED answer: the provisions found, quoted and marked not verified.
@@ -436,11 +444,13 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     list leads with what the relevance model rates most likely to govern, whether or not a counsel
     quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
     ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
-    left out: a question that matches nothing ("hello") lists nothing rather than three unrelated
-    provisions. Units the question names (the exact channel) are kept whatever their rating, in pack
-    order. A unit a withheld claim quoted carries that claim's id and why it was withheld.
-    Without a pack, the withheld claims' units, best trust score first. A proviso or explanation is
-    listed only with its rule when the rule is on the pack, and right after it (:func:`rules_first`).
+    left out; when no unit clears it, the pack's first units are listed anyway, each marked ``weak``
+    (a worker's complaint "৩ মাসের বেতন দেয় নাই" rates every unit low and listed nothing). A question
+    that matches nothing ("hello") is the caller's to keep out (``GateResult.nothing_matched``). Units
+    the question names (the exact channel) are kept whatever their rating, in pack order. A unit a
+    withheld claim quoted carries that claim's id and why it was withheld. Without a pack, the
+    withheld claims' units, best trust score first. A proviso or explanation is listed only with its
+    rule when the rule is on the pack, and right after it (:func:`rules_first`).
 
     With the ``graph``, a sentence the Act splits into a lead-in and its clauses is listed whole: a
     unit that completes a lead-in of at most :data:`LEAD_IN_LIST_MAX` clauses is listed as that
@@ -459,6 +469,7 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     Returns:
         At most ``limit`` provisions.
     """
+    weak = False
     withheld: dict[str, GatedClaim] = {}
     for c in sorted((c for c in gate.claims if not c.accepted), key=lambda c: -c.trust_score):
         for e in c.evidence:
@@ -468,6 +479,12 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         # rates them: a bare label has nothing to match, and "ধারা ২৭" listed nothing of 27.
         found = [(i.node_id, i.text) for i in pack.items
                  if i.text.strip() and ("exact" in i.channels or i.relevance is None or i.relevance >= floor)]
+        if not found:
+            # Every unit rated below the floor: "আমার মালিক ৩ মাসের বেতন দেয় নাই" (a complaint, not a question)
+            # listed nothing though the pack held 123 and 132 (wages due, claims for them). The nearest units
+            # are listed, marked weak; a question that matches nothing is kept out by the caller (matched_nothing).
+            weak = True
+            found = [(i.node_id, i.text) for i in pack.items if i.text.strip()]
     else:
         quoted = {e.node_id: e.matched_text or e.span for c in withheld.values() for e in c.evidence}
         found = [(n, quoted[n]) for n in withheld]
@@ -532,7 +549,7 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
             text=_shorten(text, 400), claim_id=claim.claim_id if claim else None,
             why_withheld=_withheld_bn(claim.rejection_reason) if claim else None,
             lead_in=lead_in, clauses=clauses,
-            clauses_left_out=len(every) - len(listed)))
+            clauses_left_out=len(every) - len(listed), weak=weak))
     by_id = {c.node_id: c for c in out}
     return [by_id[n] for n in rules_first(by_id)]
 
@@ -723,6 +740,8 @@ def write_opinion(
         lines.append("ধরে নেওয়া তথ্য: " + "; ".join(f.label_bn for f in assumed) + "।")
     if closest:
         lines.append("নিচের বিধানগুলো পাওয়া গেছে, কিন্তু এগুলো প্রশ্নের উত্তর দেয় কিনা যাচাই করা হয়নি (not verified to answer the question).")
+        if any(c.weak for c in closest):
+            lines.append(WEAK_CLOSEST[0] + " (" + WEAK_CLOSEST[1] + ")")
     text = "\n".join(lines)
     guarantee_bn, guarantee_en = _guarantee(gate)
     blocks: list[EnglishBlock] = []

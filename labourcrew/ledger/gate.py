@@ -359,6 +359,8 @@ class ClosestProvision(LedgerRecord):
     clauses: list[ClosestClause] = Field(
         default_factory=list, description="For a lead-in: the clauses that complete it, document order (at most a few).")
     clauses_left_out: int = Field(default=0, ge=0, description="Clauses of the lead-in not listed (a long list).")
+    weak: bool = Field(
+        default=False, description="Listed although rated below the quoting floor: no unit on the pack cleared it.")
 
     def node_ids(self) -> list[str]:
         """The units this entry shows: itself, then its clauses."""

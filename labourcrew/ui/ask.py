@@ -283,6 +283,10 @@ def _closest(result: AskResult, graph: StatuteGraph | None = None, *, show_engli
         return
     st.markdown("#### সবচেয়ে কাছের যে বিধানগুলো পাওয়া গেছে — যাচাই করা হয়নি (closest provisions found — NOT verified "
                 "to answer the question)")
+    if any(c.weak for c in o.closest):
+        from labourcrew.gate.opinion_writer import WEAK_CLOSEST
+
+        st.caption(f"{WEAK_CLOSEST[0]} ({WEAK_CLOSEST[1]})")
     # Under τ = ∞ every quote is withheld for the same reason, said once above: not under each one.
     fails_closed = result.gate_mode == "calibrated" and math.isinf(result.tau)
     english_done: set[str] = set()

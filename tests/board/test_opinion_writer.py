@@ -274,3 +274,26 @@ def test_units_the_question_names_are_listed_whatever_the_model_rates_them(graph
     gate = GateResult.model_construct(claims=[])
     listed = [p.node_id for p in closest_provisions(gate, pack, floor=0.07)]
     assert listed == ["2025:125(2)(i)", "2025:27(1)"]  # 27 has no text of its own; 10 is below the floor
+
+
+def test_closest_provisions_when_no_unit_clears_the_floor_list_the_nearest_marked_weak(graph):
+    """A worker's complaint "আমার মালিক ৩ মাসের বেতন দেয় নাই" rated every unit below the quoting floor
+    (123(3) 0.05, 123(1) 0.03 …) and listed nothing; now the nearest are listed, each marked weak."""
+    from labourcrew.gate.opinion_writer import WEAK_CLOSEST, closest_provisions
+    from labourcrew.ledger.gate import GateResult
+    from labourcrew.ledger.records import EvidenceItem, EvidencePack
+
+    def item(node_id, relevance):
+        u = graph.units[node_id]
+        return EvidenceItem(node_id=node_id, section=u.section, level=u.level, text=u.text, channels=["dense"],
+                            score=relevance, provenance=1.0, relevance=relevance)
+
+    gate = GateResult.model_construct(claims=[])
+    low = EvidencePack(items=[item("2025:123(3)", 0.05), item("2025:123(1)", 0.03), item("2025:132(3)", 0.026)])
+    listed = closest_provisions(gate, low, floor=0.07, graph=graph)
+    assert [p.node_id for p in listed] == ["2025:123(3)", "2025:123(1)", "2025:132(3)"]
+    assert all(p.weak for p in listed) and "«" not in WEAK_CLOSEST[0]
+    # One unit above the floor: only it is listed, not weak (the floor still filters).
+    mixed = EvidencePack(items=[item("2025:123(3)", 0.05), item("2025:123(1)", 0.30)])
+    listed = closest_provisions(gate, mixed, floor=0.07, graph=graph)
+    assert [(p.node_id, p.weak) for p in listed] == [("2025:123(1)", False)]

@@ -169,3 +169,15 @@ def test_benchmark_prints_offline_latency_and_call_structure(calibrated_board, e
           f"sequential/round (mean {shaped.mean_sequential_llm_calls_per_round:.2f})")
     assert offline.n == len(questions) and offline.max_llm_calls_per_round == 0
     assert shaped.max_sequential_llm_calls_per_round <= 6
+
+
+def test_a_complaint_without_a_question_lists_the_nearest_provisions(calibrated_board, e2e_settings) -> None:
+    """The README's `retrieve` example, asked: every unit was rated below the quoting floor, so the answer
+    listed nothing; now it lists the wage-payment provisions the search found, marked weak when none
+    cleared the floor."""
+    r = ask("আমার মালিক ৩ মাসের বেতন দেয় নাই", board=calibrated_board, save=False)
+    assert r.status == ReleaseStatus.UNDECIDED and r.opinion.closest
+    assert any(c.node_id.startswith(("2025:123", "2025:132", "2025:121")) for c in r.opinion.closest)
+    floor = e2e_settings.offline.relevance_floor
+    cleared = any(i.relevance is not None and i.relevance >= floor for i in r.evidence_pack.items)
+    assert all(c.weak != cleared for c in r.opinion.closest)

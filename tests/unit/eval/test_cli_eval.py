@@ -51,3 +51,19 @@ def test_ragas_is_skipped_cleanly(monkeypatch):
     assert judge_config()["model"] == "judge"
     out = ragas_metrics([], [])
     assert set(out) == {"skipped"}  # ragas missing, or nothing to judge: never an exception
+
+
+def test_calibrate_fit_dry_run_says_how_much_evidence_the_closed_gate_lacks(capsys):
+    # The committed calibration set and labels: the record fails closed, and the fit says whether more
+    # labels of the same kind would open it (and how far) or the score must improve.
+    assert main(["calibrate", "fit", "--dry-run", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rec = out["record"]
+    if rec["tau"] is not None and rec["tau"] != float("inf") and rec.get("note") is None:
+        assert "evidence_needed" not in out  # a passing record needs no extrapolation
+        return
+    need = out["evidence_needed"]
+    assert need["text"]
+    if need.get("factor") is not None:
+        assert need["factor"] >= 1.0 and need["n_questions"] == out["questions"]
+        assert need["n_questions_needed"] >= need["n_questions"] and 0 < need["n_release"] <= need["n_questions"]

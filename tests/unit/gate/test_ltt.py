@@ -12,6 +12,7 @@ from labourcrew.gate.ltt import (
     calibrate_ltt,
     calibrate_method,
     default_grid,
+    evidence_needed,
     hb_p_value,
     min_release,
     selective_counts,
@@ -102,3 +103,27 @@ def test_selective_curve_is_what_the_record_reports():
     n_rel, n_bad = selective_counts(qs, [0.0])
     assert curve[-1][1] == n_bad[0] / n_rel[0] and curve[-1][2] == upper_bound(int(n_bad[0]), int(n_rel[0]), 0.10)
     assert selective_curve(qs, 0.10, taus=[1.01]) == []  # nothing releases: no point
+
+
+def test_evidence_needed_agrees_with_the_test_it_extrapolates():
+    # Passing already: factor 1 and the very τ̂ the test chose (one fixed-sequence walk for both).
+    easy = _synthetic(200, seed=2, good=0.99)
+    need = evidence_needed(easy, 0.10, 0.10, taus=default_grid())
+    assert need is not None and need.factor == 1.0 and need.tau == calibrate_ltt(easy, 0.10, 0.10).tau
+    # Too few questions for a risk below α: fails closed today; with the questions the estimate asks for
+    # (here: each question repeated, so the curve is kept exactly) the test passes.
+    few = [[(1.0 - i / 100, i != 2)] for i in range(30)]  # one wrong answer, near the top: risk 1 in 30
+    assert math.isinf(calibrate_ltt(few, 0.10, 0.10).tau)
+    need = evidence_needed(few, 0.10, 0.10, taus=default_grid())
+    assert need is not None and need.factor > 1.0 and need.n_questions == 30
+    assert need.n_questions_needed == math.ceil(need.factor * 30)
+    reps = math.ceil(need.factor)
+    assert math.isfinite(calibrate_ltt(few * reps, 0.10, 0.10).tau)
+    assert math.isinf(calibrate_ltt(few * max(1, math.floor(need.factor - 0.5)), 0.10, 0.10).tau)
+
+
+def test_evidence_needed_is_none_when_the_risk_is_above_alpha_everywhere():
+    bad = _synthetic(100, seed=4, good=0.6, separate=False)
+    assert evidence_needed(bad, 0.10, 0.10) is None
+    with pytest.raises(InputError):
+        evidence_needed(bad, 1.5, 0.10)
