@@ -71,6 +71,7 @@ from labourcrew.ledger.records import (
     Verdict,
 )
 from labourcrew.retrieval.exact import premise_by_label, premise_errors
+from labourcrew.retrieval.thesaurus import Thesaurus
 from labourcrew.settings import TrustWeights
 from labourcrew.statute.ids import within_any
 from labourcrew.statute.normalize import normalize, to_bangla_digits
@@ -300,7 +301,7 @@ class GateInputs:
 
 
 def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: str,
-                facts: Sequence[Fact] = ()) -> GateInputs:
+                facts: Sequence[Fact] = (), *, thesaurus: Thesaurus) -> GateInputs:
     """The one reading of a question for the gate, used by the board's Trust Gate and by the
     re-gating of a saved run (:mod:`labourcrew.gate.recalibration`), so both decide alike.
 
@@ -310,6 +311,8 @@ def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: s
         question: the question as asked.
         version: the statute version answered.
         facts: facts the user gave (:func:`~labourcrew.gate.clarify.known_facts`).
+        thesaurus: the thesaurus the settings configure (``load_thesaurus(settings.relevance.thesaurus_path)``),
+            for :func:`matched_nothing`.
     """
     from labourcrew.gate.clarify import bearing_qualifiers
     from labourcrew.retrieval.exact import resolve_label
@@ -324,7 +327,7 @@ def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: s
         parts=question_parts(spotting, blocking) if spotting is not None else [],
         premise_errors=list(by_label.values()),
         qualifiers_of=bearing_qualifiers(graph, question, facts),
-        nothing_matched=matched_nothing(question, graph, spotting, version),
+        nothing_matched=matched_nothing(question, graph, spotting, version, thesaurus=thesaurus),
     )
 
 
@@ -373,13 +376,14 @@ def settle(
 
 
 def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: object | None = None,
-                    version: str = "2025") -> bool:
+                    version: str = "2025", *, thesaurus: Thesaurus) -> bool:
     """Whether nothing in the question matched the Act: then nothing is released in any gate mode and no
     closest provision is listed (:attr:`GateResult.nothing_matched`).
 
     True when the question shares no content word with any text of the Act
     (:func:`~labourcrew.relevance.features.act_words`), names no section that ``version`` has (of
-    "ধারা ২৭(৯)" the section 27 counts), and has no thesaurus or Issue Spotter concept: the dense
+    "ধারা ২৭(৯)" the section 27 counts), and has no concept of ``thesaurus`` (the one the settings
+    configure, ``relevance.thesaurus_path``, as retrieval uses) or of the Issue Spotter: the dense
     encoder always returns *something*; "asdf qwer ;;;;" listed 136(1), 27(4), 151(1) and 129 and the
     categorical gate released 151(1)(d); "ধারা ৯৯৯ কী বলে?" listed 2(49A) ("month") and 162(4).
     "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?" still lists the overtime rule, "ধারা ২৬ কী বলে?" section 26.
@@ -389,13 +393,12 @@ def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: 
     if not question or graph is None:
         return False
     from labourcrew.relevance.features import act_words
-    from labourcrew.retrieval.thesaurus import load_thesaurus
     from labourcrew.statute.ids import section_of_label
 
     named = any(f"{version}:{section_of_label(label)}" in graph.units
                 for label in getattr(spotting, "section_labels", None) or [])
     return not (named or act_words(question, graph) or getattr(spotting, "concepts", None)
-                or load_thesaurus().match(question))
+                or thesaurus.match(question))
 
 
 def premise_blocks(parts: Sequence[QuestionPart], premise_errors: Sequence[str]) -> bool:
