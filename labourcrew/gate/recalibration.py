@@ -203,6 +203,16 @@ class Proposal(BaseModel):
 
     record: CalibrationRecord = Field(description="CRC result at α (not yet written).")
     data: CalibrationData = Field(description="Questions built from the labels.")
+    n_from_set: int = Field(
+        default=0, ge=0,
+        description="Questions (runs) of ``data`` that come from the committed calibration set; the others are "
+                    "the user's own labelled saved runs.",
+    )
+
+    @property
+    def n_own_runs(self) -> int:
+        """Questions from the user's own labelled saved runs (not in the committed calibration set)."""
+        return len(self.data.questions) - self.n_from_set
 
 
 
@@ -356,7 +366,8 @@ def propose(results: Sequence[AskResult], labels: Sequence[Label], *, alpha: flo
     if calibration_set:
         data = _with_set(data, labels, calibration_set, results)
     record = calibrate_method(method, data.questions, alpha, delta, labels_sha256=labels_sha256, system=system)
-    return Proposal(record=record, data=data)
+    in_set = {row.run_id for row in calibration_set}
+    return Proposal(record=record, data=data, n_from_set=sum(1 for rid in data.run_ids if rid in in_set))
 
 
 def _stamp(created: str) -> str:

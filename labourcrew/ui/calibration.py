@@ -23,6 +23,7 @@ from labourcrew.gate.recalibration import (
     save_new_record,
     status_changes,
 )
+from labourcrew.gate.trust_gate import bilingual
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord
 from labourcrew.retrieval.thesaurus import Thesaurus, load_thesaurus
@@ -107,6 +108,12 @@ def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None
         raw = risk_curve(data.questions, monotone=False) if data.questions else []
         fig = risk_curve_figure(curve, alpha=alpha, tau=rec.tau, n=rec.n, bound=rec.bound, raw_curve=raw)
     chart(fig, key="cal_curve")
+    n, own = len(data.questions), proposal.n_own_runs
+    st.caption(bilingual(
+        f"প্রস্তাবিত τ̂-এর প্রশ্ন n = {n}: কমিট করা ক্যালিব্রেশন সেট থেকে {proposal.n_from_set}টি, আপনার নিজের লেবেল "
+        f"করা রান থেকে {own}টি",
+        f"the proposed τ̂ uses n = {n} questions: {proposal.n_from_set} from the committed calibration set, {own} "
+        f"from your own labelled runs"))
     st.caption(f"লেবেল {labels_count}টি · ব্যবহৃত দাবি {data.n_claims} · প্রশ্ন (রান) {len(data.questions)} · "
                f"শুধু 'unsure' {data.n_unsure} · এই ব্যবস্থা আর যে দাবি করে না তার লেবেল {data.n_orphan} (labels of claims "
                f"neither the calibration set nor a saved run holds: earlier systems' claims, kept, not used) · "

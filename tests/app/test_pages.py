@@ -580,3 +580,35 @@ def test_the_validation_note_counts_fail_closed_splits_as_not_above_alpha():
     note = _validation_note(ltt, 1000, 0.1)
     assert "856 of 1000" in note and "of the 144 that release, 116 are above α" in note
     assert "counts as not above α" in note
+
+
+def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_env, tmp_path, monkeypatch):
+    # A new user saw the live proposal at n = 338 beside the committed record's n = 336, unexplained:
+    # the proposal also counts the user's own labelled runs.
+    from labourcrew.gate.annotation_queue import run_claim_key
+    from labourcrew.gate.recalibration import load_calibration_set
+    from labourcrew.settings import REPO_ROOT
+
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    # three questions of the committed calibration set (real rows), each with one labelled claim
+    committed = REPO_ROOT / "data" / "calibration" / "calibration_set.jsonl"
+    lines, runs_seen = [], set()
+    for line, row in zip(committed.read_text(encoding="utf-8").splitlines(), load_calibration_set(committed),
+                         strict=True):
+        if row.run_id not in runs_seen and len(runs_seen) < 3:
+            runs_seen.add(row.run_id)
+            lines.append((line, row))
+    (cal.parent / "calibration_set.jsonl").write_text("\n".join(line for line, _ in lines) + "\n", encoding="utf-8")
+    store = LabelStore(cal.parent / "labels.sqlite")
+    for _, row in lines:
+        store.add(row.content_key, "rahim", "faithful", run_id=row.run_id)
+    # and one of the user's own saved runs, labelled on the Annotate page
+    own = next(r for r in (load_run(s.run_id, runs_dir=app_env.runs) for s in list_runs(app_env.runs)) if r.claims)
+    store.add(run_claim_key(own, own.claims[0]), "rahim", "faithful", run_id=own.run_id)
+    at = app_page("pages/4_Calibration.py").run()
+    _no_problem(at)
+    note = next(c.value for c in at.caption if "committed calibration set" in c.value)
+    assert note.startswith("প্রস্তাবিত τ̂-এর প্রশ্ন n = 4: কমিট করা ক্যালিব্রেশন সেট থেকে 3টি, আপনার নিজের লেবেল করা রান থেকে 1টি")
+    assert note.endswith("n = 4 questions: 3 from the committed calibration set, 1 from your own labelled runs")
