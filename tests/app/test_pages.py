@@ -6,6 +6,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import time
 
 import pytest
@@ -612,3 +613,32 @@ def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_
     note = next(c.value for c in at.caption if "committed calibration set" in c.value)
     assert note.startswith("প্রস্তাবিত τ̂-এর প্রশ্ন n = 4: কমিট করা ক্যালিব্রেশন সেট থেকে 3টি, আপনার নিজের লেবেল করা রান থেকে 1টি")
     assert note.endswith("n = 4 questions: 3 from the committed calibration set, 1 from your own labelled runs")
+
+
+def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_nothing(app_page, app_env, tmp_path,
+                                                                                       monkeypatch):
+    # A new user read RDI = 1.0 of configurations that release nothing as a result.
+    from labourcrew.settings import REPO_ROOT
+
+    monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
+    out = app_env.runs / "eval" / "results.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # the committed paper suite: the calibrated gate (τ = ∞) releases nothing, the categorical one does
+    shutil.copyfile(REPO_ROOT / "data" / "eval" / "results" / "paper_suite.report.json", out)
+    try:
+        at = app_page("pages/5_Evaluation.py").run()
+        _no_problem(at)
+        at.selectbox(key="ev_group").select("gate").run()
+        _no_problem(at)
+        note = next(c.value for c in at.caption if "RDI" in c.value)
+        assert note.startswith("ঝুঁকির দিক সূচক (RDI) গোনা হয় সব নিরীক্ষিত দাবির ওপর")
+        assert "computed over all audited claims with a direction, released or not" in note
+        silent = note.rsplit(": ", 1)[1].split(", ")
+        assert "full" in silent and "gate_calibrated" in silent and "gate_categorical" not in silent
+        table = next(d.value for d in at.dataframe)
+        rdi = dict(zip(table["config"] + "/" + table["category"], table["Risk Direction Index (all audited claims)"],
+                       strict=True))
+        assert rdi["full/overall"] == "1.000 (কিছুই প্রকাশিত হয়নি · released nothing)"
+        assert rdi["gate_categorical/overall"] == "1.000"
+    finally:
+        out.unlink()
