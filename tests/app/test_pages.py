@@ -642,3 +642,33 @@ def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_
         assert rdi["gate_categorical/overall"] == "1.000"
     finally:
         out.unlink()
+
+
+def test_annotate_names_labels_in_bangla_first_with_the_english_in_brackets(app_page, app_env, tmp_path, monkeypatch):
+    # A new user read "সংরক্ষিত (saved): … → faithful": an English label name inside a Bangla sentence.
+    from labourcrew.gate.annotation_queue import queue_items
+
+    monkeypatch.setattr("labourcrew.ui.annotate.MIN_VIEW_S", 0.0)  # clicks come faster than a person reads
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    store = LabelStore(cal.parent / "labels.sqlite")
+    for item in queue_items([load_run(r.run_id, runs_dir=app_env.runs) for r in list_runs(app_env.runs)]):
+        store.add(item.key, "karim", "unfaithful")
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    assert any("<kbd>1</kbd> বিশ্বস্ত (faithful) · <kbd>2</kbd> অবিশ্বস্ত (unfaithful) · <kbd>3</kbd> নিশ্চিত নই (unsure)"
+               in m.value for m in at.markdown)
+    at.button(key="lc-key-1").click().run()
+    _no_problem(at)
+    assert at.success[0].value.endswith("→ বিশ্বস্ত (faithful)")
+    at.radio(key="ann_queue").set_value("disputed").run()  # rahim's "faithful" disagrees with karim
+    at.toggle(key="ann_blind").set_value(False).run()
+    others = next(d.value for d in at.dataframe if "annotator" in d.value.columns)
+    assert list(others["label"]) == ["অবিশ্বস্ত (unfaithful)"]
+    at.button(key="lc-key-2").click().run()  # rahim changes his mind ...
+    assert at.success[0].value.endswith("→ অবিশ্বস্ত (unfaithful)")
+    at.button(key="lc-key-undo").click().run()  # ... and back: the earlier label is named the same way
+    _no_problem(at)
+    assert "undone" in at.success[0].value and at.success[0].value.endswith("→ বিশ্বস্ত (faithful)")
