@@ -238,6 +238,14 @@ CATEGORICAL_CAVEAT = (
     "uncalibrated categorical gate: no measured bound on the error rate, a quoted provision may not answer the question; ",
 )
 """Put before both halves of the status reason of a release by the opt-in categorical gate."""
+CATEGORICAL_TGLO_REASON = (
+    "প্রকাশিত প্রতিটি উদ্ধৃতি আইনের পাঠে হুবহু যাচাই করা হয়েছে, এবং উদ্ধৃত ধারাগুলো হয় প্রশ্নে উল্লিখিত, নয়তো তাতে "
+    "প্রশ্নের মূল বিষয়ের শব্দগুলো আছে",
+    "every released quote is verified verbatim against the statute, and the cited sections are the ones the question "
+    "names or share the words of its main issue",
+)
+"""TGLO's reason after :data:`CATEGORICAL_CAVEAT`: what the checks found, not that the quotes answer the question
+(:data:`TGLO_REASON` says "covers the question's main issue", which the caveat says is not assured)."""
 NOT_MATCHED = (
     "কোনো উত্তর যাচাই করা যায়নি: প্রশ্নের কোনো শব্দ আইনের পাঠে নেই এবং কোনো আইনি বিষয় চেনা যায়নি; প্রশ্নটি অন্যভাবে "
     "লিখে দেখুন",
@@ -367,12 +375,22 @@ def settle(
     failed = sorted(r for r, s in role_status.items() if s.status == "failed")
     status, why = release_status(released, failed, cov.covered)
     if uncalibrated_note is not None and status != ReleaseStatus.UNDECIDED:
+        why = _uncalibrated_reason(status, why)
         status = ReleaseStatus.DEGRADED
-        why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {uncalibrated_note}; " + why
+        why = bilingual(f"অক্যালিব্রেটেড গেট: {bangla_part(uncalibrated_note)}; {bangla_part(why)}",
+                        f"uncalibrated (categorical gate): {english_part(uncalibrated_note) or uncalibrated_note}; "
+                        f"{english_part(why) or why}")
     status, why, gated_parts, withheld_q = _qualify_status(
         status, why, released, claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
     )
     return status, why, cov, failed, gated_parts, withheld_q
+
+
+def _uncalibrated_reason(status: ReleaseStatus, why: str) -> str:
+    """The reason of a release no risk bound stands behind: TGLO's "covers the question's main issue" would
+    contradict "the quoted provision may not answer", so it says what the checks found instead.
+    """
+    return bilingual(*CATEGORICAL_TGLO_REASON) if status == ReleaseStatus.TGLO else why
 
 
 def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: object | None = None,
@@ -543,6 +561,7 @@ def decide(
     elif mode == "categorical" and not uncalibrated:
         # The opt-in categorical gate: "verified" means verbatim and SUPPORTed, not bounded risk (a trial's
         # CLI line called a temporary worker's rule, quoted to a permanent worker, verified).
+        why = _uncalibrated_reason(status, why)
         bn, en = bangla_part(why), english_part(why)
         why = bilingual(CATEGORICAL_CAVEAT[0] + bn, CATEGORICAL_CAVEAT[1] + en) if en else CATEGORICAL_CAVEAT[0] + bn
     note = calibration.note if uncalibrated else None
