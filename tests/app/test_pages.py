@@ -605,14 +605,20 @@ def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_
     store = LabelStore(cal.parent / "labels.sqlite")
     for _, row in lines:
         store.add(row.content_key, "rahim", "faithful", run_id=row.run_id)
-    # and one of the user's own saved runs, labelled on the Annotate page
-    own = next(r for r in (load_run(s.run_id, runs_dir=app_env.runs) for s in list_runs(app_env.runs)) if r.claims)
-    store.add(run_claim_key(own, own.claims[0]), "rahim", "faithful", run_id=own.run_id)
+    # and a claim of the user's own saved runs, labelled on the Annotate page (by content: every saved run
+    # of the same question quoting the same spans holds it, each one question)
+    saved = [load_run(s.run_id, runs_dir=app_env.runs) for s in list_runs(app_env.runs)]
+    own = next(r for r in saved if any(c.evidence for c in r.claims))
+    key = run_claim_key(own, next(c for c in own.claims if c.evidence))
+    store.add(key, "rahim", "faithful", run_id=own.run_id)
+    mine = sum(1 for r in saved if any(run_claim_key(r, c) == key for c in r.claims if c.evidence))
     at = app_page("pages/4_Calibration.py").run()
     _no_problem(at)
     note = next(c.value for c in at.caption if "committed calibration set" in c.value)
-    assert note.startswith("প্রস্তাবিত τ̂-এর প্রশ্ন n = 4: কমিট করা ক্যালিব্রেশন সেট থেকে 3টি, আপনার নিজের লেবেল করা রান থেকে 1টি")
-    assert note.endswith("n = 4 questions: 3 from the committed calibration set, 1 from your own labelled runs")
+    assert note.startswith(f"প্রস্তাবিত τ̂-এর প্রশ্ন n = {3 + mine}: কমিট করা ক্যালিব্রেশন সেট থেকে 3টি, আপনার নিজের "
+                           f"লেবেল করা রান থেকে {mine}টি")
+    assert note.endswith(f"n = {3 + mine} questions: 3 from the committed calibration set, {mine} from your own "
+                         "labelled runs")
 
 
 def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_nothing(app_page, app_env, tmp_path,
