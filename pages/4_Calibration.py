@@ -25,7 +25,8 @@ with frame.guard(ctx.settings):
         proposal = propose(results, labels, alpha=alpha, labels_sha256=store.labels_sha256(), calibration_set=cal_set,
                            method=method, delta=delta, system=system_of(ctx.settings))
         calibration.render_proposal(proposal, alpha, len(labels))
-        changes = calibration.changes(runs.run_files(ctx.settings), results, current, proposal.record, cached_graph())
+        changes = calibration.changes(runs.run_files(ctx.settings), results, current, proposal.record, cached_graph(),
+                                      ctx.settings)
         calibration.render_changes(changes)
         calibration.render_save(proposal, path, ctx.settings)
         calibration.render_history(path, ctx.settings)

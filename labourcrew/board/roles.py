@@ -72,6 +72,7 @@ from labourcrew.ledger.roles import (
 )
 from labourcrew.ledger.run import RoleCall
 from labourcrew.retrieval.planner import make_plan, plan_from_request
+from labourcrew.retrieval.thesaurus import load_thesaurus
 from labourcrew.settings import Settings
 from labourcrew.statute.model import EdgeType
 from labourcrew.statute.normalize import normalize
@@ -702,7 +703,8 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
         spotting = state.get("spotting")
         facts = list(state.get("facts") or [])
         # One reading of the question for the gate, shared with the re-gating of saved runs.
-        inputs = gate_inputs(graph, spotting, state["question"], state["version"], facts)
+        inputs = gate_inputs(graph, spotting, state["question"], state["version"], facts,
+                             thesaurus=load_thesaurus(ctx.settings.relevance.thesaurus_path))
         gate = decide(
             list(state.get("claims") or []),
             dict(state.get("findings") or {}),

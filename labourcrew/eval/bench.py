@@ -63,6 +63,7 @@ from labourcrew.eval.metrics.gate_verified_citation_precision import (
 )
 from labourcrew.eval.splits import select_split
 from labourcrew.gate.recalibration import regate_with_checks
+from labourcrew.retrieval.thesaurus import load_thesaurus
 from labourcrew.settings import Settings, load_settings
 
 __all__ = [
@@ -214,8 +215,9 @@ def _board_part(
         resolver = UnitResolver(res.graph)
         by_id = {it.id: it for it in items}
         runs = []
+        thesaurus = load_thesaurus(cr.settings.relevance.thesaurus_path)
         for run, record in zip(cr.runs, cr.records, strict=True):
-            accepted, status, share = regate_with_checks(record, res.graph)
+            accepted, status, share = regate_with_checks(record, res.graph, thesaurus=thesaurus)
             runs.append(
                 from_ask_result(
                     record, by_id[run.item_id], "full", resolver, accepted=accepted, status=status, coverage_share=share

@@ -69,6 +69,7 @@ from labourcrew.gate.recalibration import regate_with_checks
 from labourcrew.gate.system import calibration_for
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.retrieval.thesaurus import Thesaurus, load_thesaurus
 from labourcrew.settings import Settings, environ, load_settings
 
 __all__ = [
@@ -420,7 +421,8 @@ def _load(entry: Mapping[str, str], root: Path) -> Any:
 
 
 def _adapt(
-    config: EvalConfig, record: Any, item: DevItem, resolver: UnitResolver, graph: StatuteGraph, labels: LabelMap
+    config: EvalConfig, record: Any, item: DevItem, resolver: UnitResolver, graph: StatuteGraph, labels: LabelMap,
+    thesaurus: Thesaurus,
 ) -> EvalRun:
     from labourcrew.eval.baselines import BaselineResult
 
@@ -428,7 +430,8 @@ def _adapt(
         return from_baseline(record, item, config.name, resolver)
     post: dict[str, Any] = {}
     if config.regate:
-        accepted, status, share = regate_with_checks(record, graph, checker=config.gate_checker, auditor=config.gate_auditor)
+        accepted, status, share = regate_with_checks(record, graph, checker=config.gate_checker, auditor=config.gate_auditor,
+                                                    thesaurus=thesaurus)
         post = {"accepted": accepted, "status": status, "coverage_share": share}
     elif config.chunking != "structure":
         # The board's gate looks cited ids up in the StatuteGraph for coverage; a window id is not
@@ -437,7 +440,8 @@ def _adapt(
             f = resolver.facts(node_id)
             return f.text if f is not None else ""
 
-        _, status, share = regate_with_checks(record, graph, keep_acceptance=True, context_of=context_of)
+        _, status, share = regate_with_checks(record, graph, keep_acceptance=True, context_of=context_of,
+                                              thesaurus=thesaurus)
         post = {"status": status, "coverage_share": share}
     return from_ask_result(
         record, item, config.name, resolver, halt_on_failure=config.halt_on_failure, labels=labels, **post
@@ -512,7 +516,8 @@ def run_config(
     resolver = _resolver(config, settings, res, {it.statute_version for it in items})
     labels = load_labels(opts.labels_path or settings.gate.calibration_path.parent / "labels.sqlite",
                          records.values())
-    runs = [_adapt(config, records[it.id], it, resolver, res.graph, labels) for it in items]
+    thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
+    runs = [_adapt(config, records[it.id], it, resolver, res.graph, labels, thesaurus) for it in items]
     out = ConfigRun(
         config=config,
         settings=settings,

@@ -48,6 +48,7 @@ from labourcrew.ledger.records import Claim, EvidenceRef, RoleStatus, Verdict
 
 if TYPE_CHECKING:
     from labourcrew.ledger.run import AskResult
+    from labourcrew.retrieval.thesaurus import Thesaurus
 
 __all__ = [
     "StatusChange",
@@ -202,6 +203,16 @@ class Proposal(BaseModel):
 
     record: CalibrationRecord = Field(description="CRC result at α (not yet written).")
     data: CalibrationData = Field(description="Questions built from the labels.")
+    n_from_set: int = Field(
+        default=0, ge=0,
+        description="Questions (runs) of ``data`` that come from the committed calibration set; the others are "
+                    "the user's own labelled saved runs.",
+    )
+
+    @property
+    def n_own_runs(self) -> int:
+        """Questions from the user's own labelled saved runs (not in the committed calibration set)."""
+        return len(self.data.questions) - self.n_from_set
 
 
 
@@ -230,9 +241,10 @@ def _ledger_claims(result: AskResult, keep: Iterable[str] | None = None) -> list
     ]
 
 
-def _inputs(result: AskResult, graph: StatuteGraph) -> GateInputs:
+def _inputs(result: AskResult, graph: StatuteGraph, thesaurus: Thesaurus) -> GateInputs:
     """The gate's reading of a saved run's question: the board's own rule (:func:`gate_inputs`)."""
-    return gate_inputs(graph, _spotting(result), result.question, result.statute_version, result.facts)
+    return gate_inputs(graph, _spotting(result), result.question, result.statute_version, result.facts,
+                       thesaurus=thesaurus)
 
 
 def _role_status(result: AskResult) -> dict[str, RoleStatus]:
@@ -246,7 +258,7 @@ def _role_status(result: AskResult) -> dict[str, RoleStatus]:
 
 
 def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGraph,
-           mode: GateMode | None = None) -> GateResult:
+           mode: GateMode | None = None, *, thesaurus: Thesaurus) -> GateResult:
     """The gate's decision for a saved run under ``calibration`` (module docstring).
 
     Args:
@@ -254,11 +266,12 @@ def regate(result: AskResult, calibration: CalibrationRecord, graph: StatuteGrap
         calibration: the record to decide with.
         graph: the StatuteGraph (section texts for the coverage check).
         mode: gate mode; default the run's own.
+        thesaurus: the settings' thesaurus (``relevance.thesaurus_path``), as the board reads it.
 
     Returns:
         The :class:`GateResult`.
     """
-    inputs = _inputs(result, graph)
+    inputs = _inputs(result, graph, thesaurus)
     return decide(
         _ledger_claims(result), result.findings, result.evidence_pack,
         calibration=calibration, mode=mode or result.gate_mode,  # type: ignore[arg-type]
@@ -276,6 +289,7 @@ def regate_with_checks(
     auditor: bool = True,
     keep_acceptance: bool = False,
     context_of: Callable[[str], str] | None = None,
+    thesaurus: Thesaurus,
 ) -> tuple[dict[str, bool], str, float]:
     """The categorical gate's decision for a saved run with its checks switched off (ablations).
 
@@ -293,11 +307,12 @@ def regate_with_checks(
         keep_acceptance: keep the run's own released claims and only recompute coverage and status
             (chunking ablations, whose chunk ids the gate cannot look up in the graph).
         context_of: node id -> section text for the coverage check (default: the graph's).
+        thesaurus: the settings' thesaurus (``relevance.thesaurus_path``), as the board reads it.
 
     Returns:
         ``(claim id -> released, status value, coverage share)``.
     """
-    inputs = _inputs(result, graph)
+    inputs = _inputs(result, graph, thesaurus)
     blocked = premise_blocks(inputs.parts, inputs.premise_errors)
     accepted: dict[str, bool] = {}
     for c in result.claims:
@@ -321,12 +336,14 @@ def regate_with_checks(
 
 
 def status_changes(results: Iterable[AskResult], before: CalibrationRecord, after: CalibrationRecord,
-                   graph: StatuteGraph) -> list[StatusChange]:
-    """Before/after status of every saved run (runs answered in categorical mode never change)."""
+                   graph: StatuteGraph, *, thesaurus: Thesaurus) -> list[StatusChange]:
+    """Before/after status of every saved run (runs answered in categorical mode never change);
+    ``thesaurus`` is the settings' (:func:`regate`).
+    """
     out = []
     for r in results:
-        b = regate(r, before, graph)
-        a = regate(r, after, graph)
+        b = regate(r, before, graph, thesaurus=thesaurus)
+        a = regate(r, after, graph, thesaurus=thesaurus)
         out.append(StatusChange(run_id=r.run_id, created=r.created, question=r.question, saved_status=r.status.value,
                                 before=b.status.value, after=a.status.value, released_before=len(b.accepted_ids),
                                 released_after=len(a.accepted_ids)))
@@ -349,7 +366,8 @@ def propose(results: Sequence[AskResult], labels: Sequence[Label], *, alpha: flo
     if calibration_set:
         data = _with_set(data, labels, calibration_set, results)
     record = calibrate_method(method, data.questions, alpha, delta, labels_sha256=labels_sha256, system=system)
-    return Proposal(record=record, data=data)
+    in_set = {row.run_id for row in calibration_set}
+    return Proposal(record=record, data=data, n_from_set=sum(1 for rid in data.run_ids if rid in in_set))
 
 
 def _stamp(created: str) -> str:

@@ -71,6 +71,7 @@ from labourcrew.ledger.records import (
     Verdict,
 )
 from labourcrew.retrieval.exact import premise_by_label, premise_errors
+from labourcrew.retrieval.thesaurus import Thesaurus
 from labourcrew.settings import TrustWeights
 from labourcrew.statute.ids import within_any
 from labourcrew.statute.normalize import normalize, to_bangla_digits
@@ -237,6 +238,14 @@ CATEGORICAL_CAVEAT = (
     "uncalibrated categorical gate: no measured bound on the error rate, a quoted provision may not answer the question; ",
 )
 """Put before both halves of the status reason of a release by the opt-in categorical gate."""
+CATEGORICAL_TGLO_REASON = (
+    "প্রকাশিত প্রতিটি উদ্ধৃতি আইনের পাঠে হুবহু যাচাই করা হয়েছে, এবং উদ্ধৃত ধারাগুলো হয় প্রশ্নে উল্লিখিত, নয়তো তাতে "
+    "প্রশ্নের মূল বিষয়ের শব্দগুলো আছে",
+    "every released quote is verified verbatim against the statute, and the cited sections are the ones the question "
+    "names or share the words of its main issue",
+)
+"""TGLO's reason after :data:`CATEGORICAL_CAVEAT`: what the checks found, not that the quotes answer the question
+(:data:`TGLO_REASON` says "covers the question's main issue", which the caveat says is not assured)."""
 NOT_MATCHED = (
     "কোনো উত্তর যাচাই করা যায়নি: প্রশ্নের কোনো শব্দ আইনের পাঠে নেই এবং কোনো আইনি বিষয় চেনা যায়নি; প্রশ্নটি অন্যভাবে "
     "লিখে দেখুন",
@@ -300,7 +309,7 @@ class GateInputs:
 
 
 def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: str,
-                facts: Sequence[Fact] = ()) -> GateInputs:
+                facts: Sequence[Fact] = (), *, thesaurus: Thesaurus) -> GateInputs:
     """The one reading of a question for the gate, used by the board's Trust Gate and by the
     re-gating of a saved run (:mod:`labourcrew.gate.recalibration`), so both decide alike.
 
@@ -310,6 +319,8 @@ def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: s
         question: the question as asked.
         version: the statute version answered.
         facts: facts the user gave (:func:`~labourcrew.gate.clarify.known_facts`).
+        thesaurus: the thesaurus the settings configure (``load_thesaurus(settings.relevance.thesaurus_path)``),
+            for :func:`matched_nothing`.
     """
     from labourcrew.gate.clarify import bearing_qualifiers
     from labourcrew.retrieval.exact import resolve_label
@@ -324,7 +335,7 @@ def gate_inputs(graph: StatuteGraph, spotting: object, question: str, version: s
         parts=question_parts(spotting, blocking) if spotting is not None else [],
         premise_errors=list(by_label.values()),
         qualifiers_of=bearing_qualifiers(graph, question, facts),
-        nothing_matched=matched_nothing(question, graph, spotting, version),
+        nothing_matched=matched_nothing(question, graph, spotting, version, thesaurus=thesaurus),
     )
 
 
@@ -364,22 +375,33 @@ def settle(
     failed = sorted(r for r, s in role_status.items() if s.status == "failed")
     status, why = release_status(released, failed, cov.covered)
     if uncalibrated_note is not None and status != ReleaseStatus.UNDECIDED:
+        why = _uncalibrated_reason(status, why)
         status = ReleaseStatus.DEGRADED
-        why = f"অক্যালিব্রেটেড (uncalibrated: categorical gate): {uncalibrated_note}; " + why
+        why = bilingual(f"অক্যালিব্রেটেড গেট: {bangla_part(uncalibrated_note)}; {bangla_part(why)}",
+                        f"uncalibrated (categorical gate): {english_part(uncalibrated_note) or uncalibrated_note}; "
+                        f"{english_part(why) or why}")
     status, why, gated_parts, withheld_q = _qualify_status(
         status, why, released, claims, parts, premise_errors, qualifiers_of, context_of, cov.covered
     )
     return status, why, cov, failed, gated_parts, withheld_q
 
 
+def _uncalibrated_reason(status: ReleaseStatus, why: str) -> str:
+    """The reason of a release no risk bound stands behind: TGLO's "covers the question's main issue" would
+    contradict "the quoted provision may not answer", so it says what the checks found instead.
+    """
+    return bilingual(*CATEGORICAL_TGLO_REASON) if status == ReleaseStatus.TGLO else why
+
+
 def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: object | None = None,
-                    version: str = "2025") -> bool:
+                    version: str = "2025", *, thesaurus: Thesaurus) -> bool:
     """Whether nothing in the question matched the Act: then nothing is released in any gate mode and no
     closest provision is listed (:attr:`GateResult.nothing_matched`).
 
     True when the question shares no content word with any text of the Act
     (:func:`~labourcrew.relevance.features.act_words`), names no section that ``version`` has (of
-    "ধারা ২৭(৯)" the section 27 counts), and has no thesaurus or Issue Spotter concept: the dense
+    "ধারা ২৭(৯)" the section 27 counts), and has no concept of ``thesaurus`` (the one the settings
+    configure, ``relevance.thesaurus_path``, as retrieval uses) or of the Issue Spotter: the dense
     encoder always returns *something*; "asdf qwer ;;;;" listed 136(1), 27(4), 151(1) and 129 and the
     categorical gate released 151(1)(d); "ধারা ৯৯৯ কী বলে?" listed 2(49A) ("month") and 162(4).
     "ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?" still lists the overtime rule, "ধারা ২৬ কী বলে?" section 26.
@@ -389,13 +411,12 @@ def matched_nothing(question: str | None, graph: StatuteGraph | None, spotting: 
     if not question or graph is None:
         return False
     from labourcrew.relevance.features import act_words
-    from labourcrew.retrieval.thesaurus import load_thesaurus
     from labourcrew.statute.ids import section_of_label
 
     named = any(f"{version}:{section_of_label(label)}" in graph.units
                 for label in getattr(spotting, "section_labels", None) or [])
     return not (named or act_words(question, graph) or getattr(spotting, "concepts", None)
-                or load_thesaurus().match(question))
+                or thesaurus.match(question))
 
 
 def premise_blocks(parts: Sequence[QuestionPart], premise_errors: Sequence[str]) -> bool:
@@ -540,6 +561,7 @@ def decide(
     elif mode == "categorical" and not uncalibrated:
         # The opt-in categorical gate: "verified" means verbatim and SUPPORTed, not bounded risk (a trial's
         # CLI line called a temporary worker's rule, quoted to a permanent worker, verified).
+        why = _uncalibrated_reason(status, why)
         bn, en = bangla_part(why), english_part(why)
         why = bilingual(CATEGORICAL_CAVEAT[0] + bn, CATEGORICAL_CAVEAT[1] + en) if en else CATEGORICAL_CAVEAT[0] + bn
     note = calibration.note if uncalibrated else None

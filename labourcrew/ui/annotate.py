@@ -24,14 +24,20 @@ from labourcrew.viz.passages import highlight
 __all__ = ["LABEL_NAMES", "SHORTCUTS", "read_annotator", "read_options", "skipped", "render_progress",
            "render_item", "render_agreement", "render_exports", "flash", "render_guidelines", "render_shortcuts",
            "protocol_text", "pick", "shortcut_js", "render_undo", "too_soon", "MIN_VIEW_S", "claim_name",
-           "QUESTION_CHARS"]
+           "QUESTION_CHARS", "SHORT", "label_name"]
 
-LABEL_NAMES = {
-    "faithful": "বিশ্বস্ত — উদ্ধৃত পাঠ দাবিটি সমর্থন করে এবং প্রশ্নের সঙ্গে প্রাসঙ্গিক (faithful)",
-    "unfaithful": "অবিশ্বস্ত — পাঠ দাবিটি সমর্থন করে না বা প্রশ্নের ক্ষেত্রে প্রযোজ্য নয় (unfaithful)",
-    "unsure": "নিশ্চিত নই (unsure)",
-}
 SHORT = {"faithful": "বিশ্বস্ত (faithful)", "unfaithful": "অবিশ্বস্ত (unfaithful)", "unsure": "নিশ্চিত নই (unsure)"}
+"""How a label is named to the annotator: Bangla first, the stored English value in brackets."""
+LABEL_NAMES = {
+    "faithful": SHORT["faithful"] + " — উদ্ধৃত পাঠ দাবিটি সমর্থন করে এবং প্রশ্নের সঙ্গে প্রাসঙ্গিক",
+    "unfaithful": SHORT["unfaithful"] + " — পাঠ দাবিটি সমর্থন করে না বা প্রশ্নের ক্ষেত্রে প্রযোজ্য নয়",
+    "unsure": SHORT["unsure"],
+}
+
+
+def label_name(label: str) -> str:
+    """A stored label as the annotator reads it (:data:`SHORT`; an unknown value as it is)."""
+    return SHORT.get(label, label)
 
 SHORTCUTS: dict[str, str] = {"1": "lc-key-1", "2": "lc-key-2", "3": "lc-key-3", "ArrowRight": "lc-key-next",
                              "ArrowLeft": "lc-key-prev"}
@@ -57,9 +63,9 @@ def shortcut_js() -> str:
 def render_shortcuts() -> None:
     """The cheat-sheet and the keyboard handler."""
     st.html(shortcut_js(), unsafe_allow_javascript=True)
-    st.markdown("<div class='lc-shortcuts'>কি-বোর্ড (keys): <kbd>1</kbd> বিশ্বস্ত (faithful) · <kbd>2</kbd> অবিশ্বস্ত (unfaithful) · "
-                "<kbd>3</kbd> নিশ্চিত নই (unsure) · <kbd>→</kbd> পরের (next) · <kbd>←</kbd> আগের (previous)</div>",
-                unsafe_allow_html=True)
+    keys = " · ".join(f"<kbd>{n}</kbd> {label_name(v)}" for n, v in ((1, "faithful"), (2, "unfaithful"), (3, "unsure")))
+    st.markdown(f"<div class='lc-shortcuts'>কি-বোর্ড (keys): {keys} · <kbd>→</kbd> পরের (next) · "
+                "<kbd>←</kbd> আগের (previous)</div>", unsafe_allow_html=True)
 
 
 def protocol_text(readme: Path) -> str:
@@ -147,7 +153,7 @@ def _save(item: QueueItem, store: LabelStore, annotator: str, label: str) -> Non
     previous = store.get(item.key, annotator)
     store.add(item.key, annotator, label, run_id=item.run_id, note=st.session_state.get(f"ann_note_{item.key}", ""))
     st.session_state["ann_last"] = (item.key, annotator, previous, claim_name(item))
-    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {claim_name(item)} → {label}"
+    st.session_state["ann_saved"] = f"সংরক্ষিত (saved): {claim_name(item)} → {label_name(label)}"
 
 
 QUESTION_CHARS = 40
@@ -175,7 +181,7 @@ def _undo(store: LabelStore) -> None:
         return
     key, annotator, previous, name = last
     store.restore(key, annotator, previous)
-    was = previous.label if previous is not None else "লেবেল নেই (no label)"
+    was = label_name(previous.label) if previous is not None else "লেবেল নেই (no label)"
     st.session_state["ann_saved"] = f"ফেরত নেওয়া হয়েছে (undone): {name} → {was}"
 
 
@@ -212,7 +218,7 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
     cols = st.columns(5)
     cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True)
     for col, (value, n) in zip(cols[1:4], (("faithful", 1), ("unfaithful", 2), ("unsure", 3)), strict=True):
-        col.button(f"{n} · {SHORT[value]}", key=_KEY_OF[value], on_click=_save, args=(item, store, annotator, value),
+        col.button(f"{n} · {label_name(value)}", key=_KEY_OF[value], on_click=_save, args=(item, store, annotator, value),
                    type="primary" if value != "unsure" else "secondary", use_container_width=True)
     cols[4].button("পরের →", key="lc-key-next", on_click=_move, args=(1,), use_container_width=True)
     others = [lab for lab in labels if lab.claim_id == item.key and lab.annotator != annotator]
@@ -220,7 +226,7 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
         st.caption(f"অন্ধ মোড: অন্য {len({o.annotator for o in others})} জনের লেবেল লুকানো (blind mode: other labels hidden).")
     elif others:
         st.dataframe([{"annotator": o.annotator, "role": "adjudicator" if is_adjudicator(o.annotator) else "annotator",
-                       "label": o.label, "rationale": o.rationale or o.note} for o in others],
+                       "label": label_name(o.label), "rationale": o.rationale or o.note} for o in others],
                      hide_index=True, key="ann_others")
 
 

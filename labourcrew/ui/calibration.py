@@ -23,8 +23,10 @@ from labourcrew.gate.recalibration import (
     save_new_record,
     status_changes,
 )
+from labourcrew.gate.trust_gate import bilingual
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.retrieval.thesaurus import Thesaurus, load_thesaurus
 from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.ui.frame import chart
 from labourcrew.viz.charts import fmt_tau, risk_curve_figure
@@ -106,6 +108,12 @@ def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None
         raw = risk_curve(data.questions, monotone=False) if data.questions else []
         fig = risk_curve_figure(curve, alpha=alpha, tau=rec.tau, n=rec.n, bound=rec.bound, raw_curve=raw)
     chart(fig, key="cal_curve")
+    n, own = len(data.questions), proposal.n_own_runs
+    st.caption(bilingual(
+        f"প্রস্তাবিত τ̂-এর প্রশ্ন n = {n}: কমিট করা ক্যালিব্রেশন সেট থেকে {proposal.n_from_set}টি, আপনার নিজের লেবেল "
+        f"করা রান থেকে {own}টি",
+        f"the proposed τ̂ uses n = {n} questions: {proposal.n_from_set} from the committed calibration set, {own} "
+        f"from your own labelled runs"))
     st.caption(f"লেবেল {labels_count}টি · ব্যবহৃত দাবি {data.n_claims} · প্রশ্ন (রান) {len(data.questions)} · "
                f"শুধু 'unsure' {data.n_unsure} · এই ব্যবস্থা আর যে দাবি করে না তার লেবেল {data.n_orphan} (labels of claims "
                f"neither the calibration set nor a saved run holds: earlier systems' claims, kept, not used) · "
@@ -116,21 +124,23 @@ def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None
 
 
 @st.cache_data(max_entries=16, show_spinner="সংরক্ষিত রানগুলো নতুন τ-তে যাচাই হচ্ছে … (re-gating saved runs)")
-def _changes(files: tuple[tuple[str, float], ...], before: str, after: str, graph_key: str,
-             _results: list, _graph: StatuteGraph) -> list[StatusChange]:
+def _changes(files: tuple[tuple[str, float], ...], before: str, after: str, graph_key: str, thesaurus_sha256: str,
+             _results: list, _graph: StatuteGraph, _thesaurus: Thesaurus) -> list[StatusChange]:
     return status_changes(_results, CalibrationRecord.model_validate_json(before),
-                          CalibrationRecord.model_validate_json(after), _graph)
+                          CalibrationRecord.model_validate_json(after), _graph, thesaurus=_thesaurus)
 
 
 def changes(files: tuple[tuple[str, float], ...], results: list, before: CalibrationRecord,
-            after: CalibrationRecord, graph: StatuteGraph) -> list[StatusChange]:
-    """:func:`~labourcrew.gate.recalibration.status_changes`, cached per (run files, records, graph):
-    re-gating costs about 10 ms per run and record, so it is not repeated on every rerun.
+            after: CalibrationRecord, graph: StatuteGraph, settings: Settings) -> list[StatusChange]:
+    """:func:`~labourcrew.gate.recalibration.status_changes`, cached per (run files, records, graph, thesaurus):
+    re-gating costs about 10 ms per run and record, so it is not repeated on every rerun. The gate reads
+    the questions with the settings' thesaurus (``relevance.thesaurus_path``), as the board does.
     """
     def key(r: CalibrationRecord) -> str:  # the creation time does not change a decision
         return r.model_copy(update={"created": ""}).model_dump_json()
 
-    return _changes(files, key(before), key(after), graph.key, results, graph)
+    thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
+    return _changes(files, key(before), key(after), graph.key, thesaurus.sha256, results, graph, thesaurus)
 
 
 def render_changes(changes: list[StatusChange]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from labourcrew.errors import DataError
+from labourcrew.gate.trust_gate import bilingual
 from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.ui.frame import chart
 from labourcrew.viz.evaluation import (
@@ -21,7 +22,7 @@ from labourcrew.viz.evaluation import (
 )
 
 __all__ = ["EVAL_COMMAND", "RESULTS_DIR", "result_files", "pick_results_file", "read_results", "render_empty", "render_results",
-           "stale_note"]
+           "stale_note", "rdi_note", "RDI_KEYS"]
 
 EVAL_COMMAND = "python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json"
 
@@ -95,6 +96,27 @@ def stale_note(info: dict[str, str], record_created: str | None) -> str | None:
             f"re-run `python -m labourcrew eval --suite paper --split report`.")
 
 
+RDI_KEYS = ("risk_direction_index", "rdi")
+
+
+def rdi_note(results: EvalResults, configs: list[str]) -> str:
+    """What the Risk Direction Index is computed over (every audited claim with a direction, released or not:
+    ``labourcrew.eval.metrics.risk_direction_index``), and which of ``configs`` released nothing overall.
+    """
+    silent = [r.config for r in results.rows if r.config in configs and r.category == OVERALL and r.released_nothing]
+    bn = ("ঝুঁকির দিক সূচক (RDI) গোনা হয় সব নিরীক্ষিত দাবির ওপর, প্রকাশিত হোক বা না হোক: (শর্ত বাদ − শর্ত যোগ) / "
+          "দিক-চিহ্নিত দাবি; এটি বলে নিরীক্ষকের পাওয়া ভুলগুলো কোন দিকে ঝোঁকে (+1: সবই শর্ত বাদ দেওয়া), প্রকাশিত "
+          "উত্তরের মান নয়")
+    en = ("the Risk Direction Index (RDI) is computed over all audited claims with a direction, released or not: "
+          "(missing_condition − extra_condition) / directed claims; it says which way the errors the Trust Auditor "
+          "found lean (+1: all omissions), not how good the released answers are")
+    if silent:
+        names = ", ".join(silent)
+        bn += f"। কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI সাফল্য নয়: {names}"
+        en += f". Released nothing (TGLO and DEGRADED shares 0), so their RDI is no success: {names}"
+    return bilingual(bn, en)
+
+
 def render_results(results: EvalResults, record_created: str | None = None) -> None:
     """Per-category charts, status shares, configuration comparison and the full table (with a
     warning when the results predate the Trust Gate record created at ``record_created``).
@@ -135,6 +157,8 @@ def render_results(results: EvalResults, record_created: str | None = None) -> N
         compare = [m for m in ("citation_based_precision", "gate_verified_citation_precision", "false_accept_rate",
                                "tglo_rate", "risk_direction_index") if m in metrics] or metrics[:3]
         chart(config_comparison_figure(results, compare, configs), key="ev_compare")
+    if any(m in RDI_KEYS for m in metrics):
+        st.caption(rdi_note(results, configs))
     st.markdown("#### সারণি (table) — n/a = undefined (NaN)")
     table = []
     for r in results.rows:
@@ -143,6 +167,9 @@ def render_results(results: EvalResults, record_created: str | None = None) -> N
         row = {"config": r.config, "kind": r.kind, "category": r.category,
                "n": "n/a" if math.isnan(r.n) else f"{r.n:g}"}
         row.update({METRIC_LABELS.get(m, m): _fmt(r.metrics.get(m, math.nan)) for m in metrics})
+        for m in RDI_KEYS:  # not a result when nothing was released: say so in the cell
+            if m in metrics and r.released_nothing and not math.isnan(r.metrics.get(m, math.nan)):
+                row[METRIC_LABELS.get(m, m)] += " (কিছুই প্রকাশিত হয়নি · released nothing)"
         table.append(row)
     table.sort(key=lambda r: (r["config"], r["category"] == OVERALL, r["category"]))
     st.dataframe(table, hide_index=True)

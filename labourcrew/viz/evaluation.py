@@ -53,8 +53,8 @@ METRIC_LABELS: dict[str, str] = {
     "latency_s": "latency (s)",
     "latency_p50_s": "latency p50 (s)",
     "false_accept_rate": "false-accept rate",
-    "risk_direction_index": "Risk Direction Index",
-    "rdi": "Risk Direction Index",
+    "risk_direction_index": "Risk Direction Index (all audited claims)",
+    "rdi": "Risk Direction Index (all audited claims)",
     "unsupported_claim_rate": "unsupported-claim rate",
     "abstention_correct": "abstention correctness",
     "evidence_coverage": "Evidence Coverage",
@@ -80,6 +80,14 @@ class EvalRow(BaseModel):
     category: str = Field(description="Question category, or 'overall'.")
     n: float = Field(default=math.nan, description="Items behind the row (NaN when not given).")
     metrics: dict[str, float] = Field(description="Metric name -> value; NaN when undefined.")
+
+    @property
+    def released_nothing(self) -> bool:
+        """True when the row's answers went through a gate that released none of them: TGLO and
+        DEGRADED shares both defined and 0 (a baseline has no gate: its shares are NaN, so False).
+        """
+        shares = [self.metrics.get(key, math.nan) for status, key in STATUS_SHARE_KEYS if status != "UNDECIDED"]
+        return not any(math.isnan(x) for x in shares) and sum(shares) == 0
 
 
 class EvalResults(BaseModel):

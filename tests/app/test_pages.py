@@ -6,6 +6,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import time
 
 import pytest
@@ -580,3 +581,100 @@ def test_the_validation_note_counts_fail_closed_splits_as_not_above_alpha():
     note = _validation_note(ltt, 1000, 0.1)
     assert "856 of 1000" in note and "of the 144 that release, 116 are above α" in note
     assert "counts as not above α" in note
+
+
+def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_env, tmp_path, monkeypatch):
+    # A new user saw the live proposal at n = 338 beside the committed record's n = 336, unexplained:
+    # the proposal also counts the user's own labelled runs.
+    from labourcrew.gate.annotation_queue import run_claim_key
+    from labourcrew.gate.recalibration import load_calibration_set
+    from labourcrew.settings import REPO_ROOT
+
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    # three questions of the committed calibration set (real rows), each with one labelled claim
+    committed = REPO_ROOT / "data" / "calibration" / "calibration_set.jsonl"
+    lines, runs_seen = [], set()
+    for line, row in zip(committed.read_text(encoding="utf-8").splitlines(), load_calibration_set(committed),
+                         strict=True):
+        if row.run_id not in runs_seen and len(runs_seen) < 3:
+            runs_seen.add(row.run_id)
+            lines.append((line, row))
+    (cal.parent / "calibration_set.jsonl").write_text("\n".join(line for line, _ in lines) + "\n", encoding="utf-8")
+    store = LabelStore(cal.parent / "labels.sqlite")
+    for _, row in lines:
+        store.add(row.content_key, "rahim", "faithful", run_id=row.run_id)
+    # and a claim of the user's own saved runs, labelled on the Annotate page (by content: every saved run
+    # of the same question quoting the same spans holds it, each one question)
+    saved = [load_run(s.run_id, runs_dir=app_env.runs) for s in list_runs(app_env.runs)]
+    own = next(r for r in saved if any(c.evidence for c in r.claims))
+    key = run_claim_key(own, next(c for c in own.claims if c.evidence))
+    store.add(key, "rahim", "faithful", run_id=own.run_id)
+    mine = sum(1 for r in saved if any(run_claim_key(r, c) == key for c in r.claims if c.evidence))
+    at = app_page("pages/4_Calibration.py").run()
+    _no_problem(at)
+    note = next(c.value for c in at.caption if "committed calibration set" in c.value)
+    assert note.startswith(f"প্রস্তাবিত τ̂-এর প্রশ্ন n = {3 + mine}: কমিট করা ক্যালিব্রেশন সেট থেকে 3টি, আপনার নিজের "
+                           f"লেবেল করা রান থেকে {mine}টি")
+    assert note.endswith(f"n = {3 + mine} questions: 3 from the committed calibration set, {mine} from your own "
+                         "labelled runs")
+
+
+def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_nothing(app_page, app_env, tmp_path,
+                                                                                       monkeypatch):
+    # A new user read RDI = 1.0 of configurations that release nothing as a result.
+    from labourcrew.settings import REPO_ROOT
+
+    monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
+    out = app_env.runs / "eval" / "results.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # the committed paper suite: the calibrated gate (τ = ∞) releases nothing, the categorical one does
+    shutil.copyfile(REPO_ROOT / "data" / "eval" / "results" / "paper_suite.report.json", out)
+    try:
+        at = app_page("pages/5_Evaluation.py").run()
+        _no_problem(at)
+        at.selectbox(key="ev_group").select("gate").run()
+        _no_problem(at)
+        note = next(c.value for c in at.caption if "RDI" in c.value)
+        assert note.startswith("ঝুঁকির দিক সূচক (RDI) গোনা হয় সব নিরীক্ষিত দাবির ওপর")
+        assert "computed over all audited claims with a direction, released or not" in note
+        silent = note.rsplit(": ", 1)[1].split(", ")
+        assert "full" in silent and "gate_calibrated" in silent and "gate_categorical" not in silent
+        table = next(d.value for d in at.dataframe)
+        rdi = dict(zip(table["config"] + "/" + table["category"], table["Risk Direction Index (all audited claims)"],
+                       strict=True))
+        assert rdi["full/overall"] == "1.000 (কিছুই প্রকাশিত হয়নি · released nothing)"
+        assert rdi["gate_categorical/overall"] == "1.000"
+    finally:
+        out.unlink()
+
+
+def test_annotate_names_labels_in_bangla_first_with_the_english_in_brackets(app_page, app_env, tmp_path, monkeypatch):
+    # A new user read "সংরক্ষিত (saved): … → faithful": an English label name inside a Bangla sentence.
+    from labourcrew.gate.annotation_queue import queue_items
+
+    monkeypatch.setattr("labourcrew.ui.annotate.MIN_VIEW_S", 0.0)  # clicks come faster than a person reads
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    store = LabelStore(cal.parent / "labels.sqlite")
+    for item in queue_items([load_run(r.run_id, runs_dir=app_env.runs) for r in list_runs(app_env.runs)]):
+        store.add(item.key, "karim", "unfaithful")
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    assert any("<kbd>1</kbd> বিশ্বস্ত (faithful) · <kbd>2</kbd> অবিশ্বস্ত (unfaithful) · <kbd>3</kbd> নিশ্চিত নই (unsure)"
+               in m.value for m in at.markdown)
+    at.button(key="lc-key-1").click().run()
+    _no_problem(at)
+    assert at.success[0].value.endswith("→ বিশ্বস্ত (faithful)")
+    at.radio(key="ann_queue").set_value("disputed").run()  # rahim's "faithful" disagrees with karim
+    at.toggle(key="ann_blind").set_value(False).run()
+    others = next(d.value for d in at.dataframe if "annotator" in d.value.columns)
+    assert list(others["label"]) == ["অবিশ্বস্ত (unfaithful)"]
+    at.button(key="lc-key-2").click().run()  # rahim changes his mind ...
+    assert at.success[0].value.endswith("→ অবিশ্বস্ত (unfaithful)")
+    at.button(key="lc-key-undo").click().run()  # ... and back: the earlier label is named the same way
+    _no_problem(at)
+    assert "undone" in at.success[0].value and at.success[0].value.endswith("→ বিশ্বস্ত (faithful)")

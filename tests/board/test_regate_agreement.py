@@ -11,6 +11,7 @@ from labourcrew.gate.recalibration import regate, regate_with_checks
 from labourcrew.gate.trust_gate import gate_inputs, premise_errors
 from labourcrew.ledger.records import ReleaseStatus
 from labourcrew.retrieval.issue_spotter import spot_issues
+from labourcrew.retrieval.thesaurus import load_thesaurus
 
 from .conftest import finite_calibration
 
@@ -29,11 +30,11 @@ QUESTIONS = [
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_regating_a_saved_run_reproduces_the_boards_decision(question, offline_board, graph):
     r = ask(question, board=offline_board, save=False)
-    accepted, status, share = regate_with_checks(r, graph, checker=True, auditor=True)
+    accepted, status, share = regate_with_checks(r, graph, checker=True, auditor=True, thesaurus=load_thesaurus())
     assert accepted == {c.claim_id: c.accepted for c in r.claims}
     assert status == r.status.value
     assert share == pytest.approx(r.coverage.share)
-    again = regate(r, finite_calibration(), graph, mode="categorical")
+    again = regate(r, finite_calibration(), graph, mode="categorical", thesaurus=load_thesaurus())
     assert again.status == r.status
     assert [p.answered for p in again.parts] == [p.answered for p in r.opinion.parts]
 
@@ -41,14 +42,14 @@ def test_regating_a_saved_run_reproduces_the_boards_decision(question, offline_b
 def test_the_premise_case_releases_the_free_part_in_both_paths(offline_board, graph):
     r = ask(QUESTIONS[0], board=offline_board, save=False)
     assert r.status == ReleaseStatus.DEGRADED and any(c.accepted for c in r.claims)
-    accepted, status, _ = regate_with_checks(r, graph, checker=False, auditor=False)
+    accepted, status, _ = regate_with_checks(r, graph, checker=False, auditor=False, thesaurus=load_thesaurus())
     # with both checks off every claim is released -- the premise blocks only its own part
     assert all(accepted.values()) and status == ReleaseStatus.DEGRADED.value
 
 
 def test_each_part_carries_its_own_false_premise(graph):
     q = "ধারা ২৭(৯) কী বলে? ধারা ৪০০ কী বলে?"
-    inputs = gate_inputs(graph, spot_issues(q), q, "2025")
+    inputs = gate_inputs(graph, spot_issues(q), q, "2025", thesaurus=load_thesaurus())
     assert len(inputs.premise_errors) == 2
     first, second = inputs.parts
     # 27(9) is answered from section 27 (its nearest provision) and blocks nothing; 400 blocks its part

@@ -8,6 +8,7 @@ import pytest
 
 from labourcrew.gate.crc import load_calibration
 from labourcrew.gate.trust_gate import (
+    bangla_part,
     decide,
     premise_errors,
     primary_issue,
@@ -126,6 +127,29 @@ def test_categorical_mode_lets_the_auditor_label_decide(graph, pack) -> None:
     assert gate.status != ReleaseStatus.UNDECIDED and gate.status_reason.startswith("অক্যালিব্রেটেড গেট")
     calibrated = run(graph, pack, claims, {"w1": finding("w1"), "w2": finding("w2", Verdict.NEI)}, calib(0.0))
     assert calibrated.status != ReleaseStatus.UNDECIDED and "অক্যালিব্রেটেড" not in calibrated.status_reason
+
+
+def test_a_release_without_a_risk_bound_does_not_say_it_answers_the_question(graph, pack) -> None:
+    # The categorical release read "a quoted provision may not answer the question; ... covers the
+    # question's main issue": the caveat and the reason contradicted each other.
+    claims, findings = [claim("w1")], {"w1": finding("w1")}
+    calibrated = run(graph, pack, claims, findings, calib(0.0))
+    assert calibrated.status == ReleaseStatus.TGLO and "covers the question's main issue" in calibrated.status_reason_en
+    categorical = run(graph, pack, claims, findings, calib(math.inf), mode="categorical")
+    fallback = run(graph, pack, claims, findings,
+                   calib(math.inf).model_copy(update={"fallback": "categorical", "note": "অন্য সিস্টেম — another system"}))
+    assert categorical.status == ReleaseStatus.TGLO and fallback.status == ReleaseStatus.DEGRADED
+    for gate in (categorical, fallback):
+        bn, en = bangla_part(gate.status_reason), gate.status_reason_en
+        assert "covers" not in en and "উত্তর দেয়" not in bn
+        assert en.endswith("every released quote is verified verbatim against the statute, and the cited sections are "
+                           "the ones the question names or share the words of its main issue")
+        assert bn.endswith("উদ্ধৃত ধারাগুলো হয় প্রশ্নে উল্লিখিত, নয়তো তাতে প্রশ্নের মূল বিষয়ের শব্দগুলো আছে")
+    assert categorical.status_reason.startswith("অক্যালিব্রেটেড গেট: ভুলের হারের কোনো পরিমাপিত সীমা নেই")
+    assert categorical.status_reason_en.startswith("uncalibrated categorical gate: no measured bound on the error rate")
+    # the fallback's note is split into its halves: Bangla with Bangla, English with English
+    assert bangla_part(fallback.status_reason).startswith("অক্যালিব্রেটেড গেট: অন্য সিস্টেম; ")
+    assert fallback.status_reason_en.startswith("uncalibrated (categorical gate): another system; ")
 
 
 def test_status_definitions(graph, pack) -> None:

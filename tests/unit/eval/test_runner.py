@@ -22,6 +22,7 @@ from labourcrew.eval.runner import (
 from labourcrew.gate.recalibration import regate_with_checks as regate
 from labourcrew.gate.system import system_of
 from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.retrieval.thesaurus import load_thesaurus
 from labourcrew.viz.evaluation import parse_results
 
 WIRED = [
@@ -99,7 +100,7 @@ def test_resume_and_shared_runs(three_items, resources, opts):
 def test_regate_with_both_checks_reproduces_the_categorical_gate(three_items, resources, opts, graph):
     cr = run_config(get_config("gate_categorical"), three_items, opts=opts, res=resources)
     for record in cr.records:
-        accepted, status, share = regate(record, graph, checker=True, auditor=True)
+        accepted, status, share = regate(record, graph, checker=True, auditor=True, thesaurus=load_thesaurus())
         assert accepted == {c.claim_id: c.accepted for c in record.claims}
         assert status == record.status.value
         assert share == pytest.approx(record.coverage.share)

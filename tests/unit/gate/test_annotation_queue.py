@@ -30,6 +30,7 @@ from labourcrew.gate.recalibration import (
     status_changes,
 )
 from labourcrew.ledger.gate import CalibrationRecord
+from labourcrew.retrieval.thesaurus import load_thesaurus
 
 QUESTIONS = (
     "একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?",
@@ -139,11 +140,11 @@ def test_calibration_questions_group_labelled_claims_per_run(runs):
 def test_regate_reproduces_the_saved_decision(runs, graph):
     rec = _record(0.5)
     for r in runs:
-        g = regate(r, rec, graph)
+        g = regate(r, rec, graph, thesaurus=load_thesaurus())
         assert g.status == r.status and g.accepted_ids == [c.claim_id for c in r.accepted()]
-    closed = regate(runs[0], _record(math.inf), graph)
+    closed = regate(runs[0], _record(math.inf), graph, thesaurus=load_thesaurus())
     assert closed.status.value == "UNDECIDED" and not closed.accepted_ids
-    changes = status_changes(runs, rec, _record(math.inf), graph)
+    changes = status_changes(runs, rec, _record(math.inf), graph, thesaurus=load_thesaurus())
     assert [c.changed for c in changes] == [bool(r.accepted()) for r in runs]
 
 
