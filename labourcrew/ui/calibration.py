@@ -13,7 +13,7 @@ import streamlit as st
 
 from labourcrew.gate.crc import risk_curve
 from labourcrew.gate.guarantee import guarantee_text
-from labourcrew.gate.ltt import selective_curve
+from labourcrew.gate.ltt import evidence_need_text, evidence_needed, selective_curve
 from labourcrew.gate.recalibration import (
     Proposal,
     StatusChange,
@@ -121,6 +121,11 @@ def render_proposal(proposal: Proposal, alpha: float, labels_count: int) -> None
                f"selective risk {_opt(rec.selective_risk)}, p = {_opt(rec.p_value)} · labels `{rec.labels_sha256[:16]}`")
     if rec.fail_closed:
         st.info(f"α = {alpha:.2f}-এ কোনো τ যোগ্য নয়: {rec.note}")
+        if rec.method == "ltt" and data.questions:
+            # Lack of evidence or a risk above α? The extrapolation tells them apart (ltt.evidence_needed).
+            need = evidence_needed(data.questions, rec.alpha, rec.delta or 0.10)
+            st.caption("আরও লেবেলে কি গেট খুলবে? (would more labels open the gate?) "
+                       + bilingual(*evidence_need_text(need, rec.alpha)))
 
 
 @st.cache_data(max_entries=16, show_spinner="সংরক্ষিত রানগুলো নতুন τ-তে যাচাই হচ্ছে … (re-gating saved runs)")

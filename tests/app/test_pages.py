@@ -6,6 +6,7 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import time
 
@@ -678,3 +679,23 @@ def test_annotate_names_labels_in_bangla_first_with_the_english_in_brackets(app_
     at.button(key="lc-key-undo").click().run()  # ... and back: the earlier label is named the same way
     _no_problem(at)
     assert "undone" in at.success[0].value and at.success[0].value.endswith("→ বিশ্বস্ত (faithful)")
+
+
+def test_a_closed_gate_says_whether_more_labels_would_open_it(app_page, app_env, tmp_path, monkeypatch):
+    # The committed calibration set and labels fail closed; the page says whether that is a lack of
+    # evidence (how many labelled questions, at which τ) or a risk above α (the score must improve).
+    from labourcrew.settings import REPO_ROOT
+
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    committed = REPO_ROOT / "data" / "calibration"
+    shutil.copyfile(committed / "calibration_set.jsonl", cal.parent / "calibration_set.jsonl")
+    LabelStore(cal.parent / "labels.sqlite").import_jsonl(committed / "labels.jsonl")
+    at = app_page("pages/4_Calibration.py").run()
+    _no_problem(at)
+    assert any("কোনো τ যোগ্য নয়" in i.value for i in at.info)  # the live proposal fails closed
+    note = next(c.value for c in at.caption if "would more labels open the gate?" in c.value)
+    n = int(re.search(r"n = (\d+) questions", next(c.value for c in at.caption if "committed calibration set" in c.value)).group(1))
+    assert f"(now {n})" in note or "the score must improve" in note
+    assert "অনুমান, নিশ্চয়তা নয়" in note or "স্কোরের উন্নতি দরকার" in note
