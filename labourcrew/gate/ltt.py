@@ -273,10 +273,15 @@ def evidence_need_text(need: EvidenceNeed | None, alpha: float) -> tuple[str, st
     share = need.n_release / need.n_questions
     bn = (f"এই স্কোরে গেট খুলতে প্রায় {to_bangla_digits(str(need.n_questions_needed))}টি লেবেলকৃত প্রশ্ন লাগবে "
           f"(এখন {to_bangla_digits(str(need.n_questions))}টি), আর তখনও τ ≈ {need.tau:.2f}-এ মাত্র "
-          f"{to_bangla_digits(f'{100 * share:.0f}')}% উত্তর প্রকাশ পাবে — অনুমান, নিশ্চয়তা নয়।")
+          f"{to_bangla_digits(f'{100 * share:.0f}')}% উত্তর প্রকাশ পাবে (আজ সেখানে "
+          f"{to_bangla_digits(str(need.n_questions))}টির {to_bangla_digits(str(need.n_release))}টি প্রশ্ন উত্তর দেয়, "
+          f"ভুল {to_bangla_digits(str(need.n_wrong))}টি; প্রতিটি τ-তে আজকের ঝুঁকি একই থাকবে ধরে "
+          f"{to_bangla_digits(f'{need.factor:g}')} গুণ) — অনুমান, নিশ্চয়তা নয়।")
     en = (f"with this score the test would pass with about {need.n_questions_needed} labelled calibration "
           f"questions (now {need.n_questions}), and then only at τ ≈ {need.tau:.2f}, releasing about "
-          f"{100 * share:.0f} % of answers (an extrapolation of today's risk curve, not a guarantee).")
+          f"{100 * share:.0f} % of answers (today {need.n_release} of the {need.n_questions} release there, "
+          f"{need.n_wrong} wrongly; every threshold's counts scaled {need.factor:g}-fold with today's risk "
+          f"kept: an extrapolation, not a guarantee).")
     return bn, en
 
 

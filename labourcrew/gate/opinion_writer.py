@@ -364,11 +364,14 @@ def _word_changes(old: str, new: str) -> list[tuple[str, str]]:
     return out
 
 
-def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> list[AmendmentChange]:
+def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None, *,
+                      quoted: bool = True) -> list[AmendmentChange]:
     """"২০২৫ সালে সংশোধিত" notes for the cited units whose section changed between 2018 and 2025.
 
     For each distinct section: the unit's 2018 and 2025 words where they differ (up to two changes,
-    numbers first, spelling variants skipped), else a note that the section was amended elsewhere.
+    numbers first, spelling variants skipped; the 2025 text's amendment brackets dropped), else a note
+    that the section was amended elsewhere. ``quoted=False`` for the closest provisions of an UNDECIDED
+    answer: the note speaks of the listed words, not of a quote (nothing was quoted as an answer).
     """
     if graph is None:
         return []
@@ -400,10 +403,12 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None) -> li
         changes = _word_changes(old.text, new.text) if new is not None else []
         if not changes:
             out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended",
-                                       text_bn=f"২০২৫ সালে সংশোধিত: {cite}-এর অন্য অংশ ২০২৫ সালে বদলেছে; উদ্ধৃত অংশের পাঠ অপরিবর্তিত।",
-                                       text_en=f"Amended in 2025: other parts of section {unit.section} changed; the quoted words did not."))
+                                       text_bn=f"২০২৫ সালে সংশোধিত: {cite}-এর অন্য অংশ ২০২৫ সালে বদলেছে; "
+                                               f"{'উদ্ধৃত' if quoted else 'তালিকাভুক্ত'} অংশের পাঠ অপরিবর্তিত।",
+                                       text_en=f"Amended in 2025: other parts of section {unit.section} changed; "
+                                               f"the {'quoted' if quoted else 'listed'} words did not."))
             continue
-        shown = changes[:2]
+        shown = [(b.strip("[]").strip(), a.strip("[]").strip()) for b, a in changes[:2]]
         bn = "; ".join(f"আগে (২০১৮) ছিল «{b or '—'}», এখন (২০২৫) «{a or '— (বাদ দেওয়া হয়েছে)'}»" for b, a in shown)
         en = "; ".join(f"2018: '{b or '-'}', 2025: '{a or '(removed)'}'" for b, a in shown)
         out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended", before=shown[0][0],
@@ -429,9 +434,12 @@ def _shorten(text: str, limit: int) -> str:
 
 
 WEAK_CLOSEST = ("কোনো বিধানই প্রশ্নের সঙ্গে জোরালোভাবে মেলেনি; এগুলো অনুসন্ধানে পাওয়া সবচেয়ে কাছের বিধান — "
-                "প্রশ্নটি আরও খুলে লিখলে (কী ঘটেছে, কী জানতে চান) ভালো মিল পাওয়া যেতে পারে",
+                "প্রশ্নটি আরও খুলে লিখলে (কী ঘটেছে, কী জানতে চান) ভালো মিল পাওয়া যেতে পারে। এই সরঞ্জাম শুধু বাংলাদেশ "
+                "শ্রম আইন, ২০০৬ থেকে উত্তর খোঁজে; প্রশ্নটি অন্য আইনের (যেমন আয়কর) হলে এগুলো তার উত্তর নয়",
                 "weak matches: no provision was rated likely to govern the question; these are the nearest the "
-                "search found — saying what happened and what you want to know may find better ones")
+                "search found — saying what happened and what you want to know may find better ones. LabourCrew "
+                "searches the Bangladesh Labour Act, 2006 only: for a question about another law (income tax, say) "
+                "these are not its answer")
 """Said once under closest provisions that are all ``weak`` (Bangla, English)."""
 
 
@@ -444,7 +452,8 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     list leads with what the relevance model rates most likely to govern, whether or not a counsel
     quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
     ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
-    left out; when no unit clears it, the pack's first units are listed anyway, each marked ``weak``
+    left out; when no unit clears it, the pack's first units are listed anyway, each marked ``weak``, as
+    every entry is when no counsel quoted anything (an income-tax question listed 245 and 224(1) unmarked)
     (a worker's complaint "৩ মাসের বেতন দেয় নাই" rates every unit low and listed nothing). A question
     that matches nothing ("hello") is the caller's to keep out (``GateResult.nothing_matched``). Units
     the question names (the exact channel) are kept whatever their rating, in pack order. A unit a
@@ -469,7 +478,9 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     Returns:
         At most ``limit`` provisions.
     """
-    weak = False
+    # No counsel found a unit worth quoting (the reason says "no quote matched closely enough"): every entry
+    # is a weak match, as when nothing clears the floor below.
+    weak = not gate.claims
     withheld: dict[str, GatedClaim] = {}
     for c in sorted((c for c in gate.claims if not c.accepted), key=lambda c: -c.trust_score):
         for e in c.evidence:
@@ -719,7 +730,7 @@ def write_opinion(
     closest = (closest_provisions(gate, pack, floor=relevance_floor, graph=graph)
                if gate.status == ReleaseStatus.UNDECIDED and not gate.nothing_matched else [])
     if closest:
-        amendments = amendment_changes([c.node_id for c in closest], graph)
+        amendments = amendment_changes([c.node_id for c in closest], graph, quoted=False)
     from labourcrew.gate.clarify import clarifications, known_facts
 
     asked = []
@@ -736,7 +747,7 @@ def write_opinion(
         if q.bears and not q.released:
             lines.append(f"সতর্কতা: এই নিয়মের একটি শর্ত/ব্যতিক্রম ({q.citation}) যাচাই করা যায়নি; তাই উত্তরটি অসম্পূর্ণ — পাঠটি নিচে দেখুন।")
     lines += [a.text_bn for a in amendments if accepted]
-    if assumed and accepted:
+    if assumed:  # given with --fact / the clarifying buttons: said even when nothing is released
         lines.append("ধরে নেওয়া তথ্য: " + "; ".join(f.label_bn for f in assumed) + "।")
     if closest:
         lines.append("নিচের বিধানগুলো পাওয়া গেছে, কিন্তু এগুলো প্রশ্নের উত্তর দেয় কিনা যাচাই করা হয়নি (not verified to answer the question).")

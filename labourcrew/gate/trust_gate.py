@@ -554,7 +554,7 @@ def decide(
         premise_errors=premise_errors, qualifiers_of=qualifiers_of,
         uncalibrated_note=calibration.note if uncalibrated else None,
     )
-    if status == ReleaseStatus.UNDECIDED and nothing_matched:
+    if status == ReleaseStatus.UNDECIDED and nothing_matched and not premise_errors:
         why = bilingual(*NOT_MATCHED)
     elif status == ReleaseStatus.UNDECIDED:
         why = _undecided_reason(blocked, premise_errors, claims, failed, mode, tau, calibration)

@@ -217,6 +217,11 @@ def _direct(answer: Any) -> str:
     return f"<p class='lc-direct' data-testid='lc-direct-answer'>{text}</p>"
 
 
+def _amendment_html(a) -> str:
+    return (f"<p class='lc-amended' data-testid='lc-amendment'>🛈 {html.escape(a.text_bn)}"
+            f"<br><small>{html.escape(a.text_en)}</small></p>")
+
+
 def _opinion(result: AskResult) -> None:
     o = result.opinion
     sentences = list(o.sentences)
@@ -237,9 +242,8 @@ def _opinion(result: AskResult) -> None:
     if o.incomplete:
         parts.append("<p class='lc-incomplete'>⚠ উত্তরটি অসম্পূর্ণ: নিয়মটির একটি শর্ত/ব্যতিক্রম যাচাই করা যায়নি "
                      "(the answer is incomplete: an exception of the rule was not verified).</p>")
-    for a in o.amendments:
-        parts.append(f"<p class='lc-amended' data-testid='lc-amendment'>🛈 {html.escape(a.text_bn)}"
-                     f"<br><small>{html.escape(a.text_en)}</small></p>")
+    if not o.closest:  # an UNDECIDED answer's notes are about the listed provisions: shown under them
+        parts.extend(_amendment_html(a) for a in o.amendments)
     if o.facts:
         parts.append("<p class='lc-facts'>ধরে নেওয়া তথ্য (facts assumed): "
                      + html.escape("; ".join(f.label_bn for f in o.facts)) + "</p>")
@@ -301,10 +305,13 @@ def _closest(result: AskResult, graph: StatuteGraph | None = None, *, show_engli
         tail = "".join(f"«{html.escape(k.text)}»" for k in c.clauses if k.tail)
         clauses = (f"<ul class='lc-clauses'>{items}{more}</ul>" if items else "") + tail
         st.markdown(f"<div class='lc-closest lc-unverified' data-testid='lc-closest'><span class='lc-cite'>"
-                    f"{html.escape(c.citation)} · যাচাই করা হয়নি</span><br>{lead}«{html.escape(c.text)}»{clauses}{why}</div>",
+                    f"{html.escape(c.citation)} · যাচাই করা হয়নি{' · দুর্বল মিল (weak match)' if c.weak else ''}</span><br>"
+                    f"{lead}«{html.escape(c.text)}»{clauses}{why}</div>",
                     unsafe_allow_html=True)
         if show_english and graph is not None and c.node_id in graph.units:
             _closest_english(graph, c.node_id, english_done)
+    if o.amendments:
+        st.markdown("".join(_amendment_html(a) for a in o.amendments), unsafe_allow_html=True)
 
 
 def _closest_english(graph: StatuteGraph, node_id: str, done: set[str]) -> None:

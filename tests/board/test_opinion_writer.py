@@ -280,7 +280,7 @@ def test_closest_provisions_when_no_unit_clears_the_floor_list_the_nearest_marke
     """A worker's complaint "আমার মালিক ৩ মাসের বেতন দেয় নাই" rated every unit below the quoting floor
     (123(3) 0.05, 123(1) 0.03 …) and listed nothing; now the nearest are listed, each marked weak."""
     from labourcrew.gate.opinion_writer import WEAK_CLOSEST, closest_provisions
-    from labourcrew.ledger.gate import GateResult
+    from labourcrew.ledger.gate import GatedClaim, GateResult
     from labourcrew.ledger.records import EvidenceItem, EvidencePack
 
     def item(node_id, relevance):
@@ -293,7 +293,12 @@ def test_closest_provisions_when_no_unit_clears_the_floor_list_the_nearest_marke
     listed = closest_provisions(gate, low, floor=0.07, graph=graph)
     assert [p.node_id for p in listed] == ["2025:123(3)", "2025:123(1)", "2025:132(3)"]
     assert all(p.weak for p in listed) and "«" not in WEAK_CLOSEST[0]
-    # One unit above the floor: only it is listed, not weak (the floor still filters).
+    # One unit above the floor: only it is listed (the floor still filters); weak while no counsel quoted
+    # anything (an income-tax question listed 245 and 224(1) unmarked), not once a claim quoted a unit.
     mixed = EvidencePack(items=[item("2025:123(3)", 0.05), item("2025:123(1)", 0.30)])
     listed = closest_provisions(gate, mixed, floor=0.07, graph=graph)
+    assert [(p.node_id, p.weak) for p in listed] == [("2025:123(1)", True)]
+    quoted = GateResult.model_construct(claims=[GatedClaim.model_construct(
+        claim_id="w1", accepted=False, trust_score=0.4, evidence=[], rejection_reason="τ = ∞")])
+    listed = closest_provisions(quoted, mixed, floor=0.07, graph=graph)
     assert [(p.node_id, p.weak) for p in listed] == [("2025:123(1)", False)]

@@ -86,6 +86,29 @@ def test_amendment_note_for_46(graph):
     [note] = amendment_changes(["2025:46(1)"], graph)
     assert note.status == "amended" and note.text_bn.startswith("২০২৫ সালে সংশোধিত")
     assert "আট সপ্তাহ" in note.before and "৬০ (ষাট) দিন" in note.after
+    # The 2025 text's amendment brackets are not shown as words; a listed (not quoted) unit says "listed".
+    assert not note.after.startswith("[") and not note.after.endswith("]")
+    quoted = {n.section: n for n in amendment_changes(["2025:46(1)", "2025:292"], graph)}
+    listed = {n.section: n for n in amendment_changes(["2025:46(1)", "2025:292"], graph, quoted=False)}
+    assert quoted.keys() == listed.keys()
+    for sec, n in listed.items():
+        assert "উদ্ধৃত" not in n.text_bn and "quoted" not in n.text_en
+        assert n.before == quoted[sec].before and n.after == quoted[sec].after
+
+
+def test_an_undecided_answer_says_the_facts_the_user_gave(make_board, offline):
+    """A trial: `ask "ক্যাজুয়াল ছুটি কত দিন?" --fact establishment=tea_garden` never mentioned the fact when
+    nothing was released (the shipped record, τ = ∞); the closest provisions list 115's tea-garden proviso
+    under it."""
+    from labourcrew.gate.clarify import parse_facts
+    from labourcrew.gate.crc import load_calibration
+
+    closed = make_board(offline, calibration=load_calibration("/nonexistent/trust_gate.json"), gate={"mode": "calibrated"})
+    r = ask("ক্যাজুয়াল ছুটি কত দিন?", board=closed, save=False, facts=parse_facts(["establishment=tea_garden"]))
+    assert r.status == ReleaseStatus.UNDECIDED
+    assert "ধরে নেওয়া তথ্য: " in r.opinion_bn and r.opinion.facts
+    listed = [c.node_id for c in r.opinion.closest]
+    assert "2025:115" in listed and listed.index("2025:115.proviso1") == listed.index("2025:115") + 1
 
 
 def test_false_premise_named_and_other_part_answered(offline_board):
@@ -96,6 +119,12 @@ def test_false_premise_named_and_other_part_answered(offline_board):
     assert r.status == ReleaseStatus.DEGRADED  # never TGLO with a false premise
     only = ask("ধারা ৪০০ অনুযায়ী ওভারটাইমের হার কত?", board=offline_board, save=False)
     assert only.status == ReleaseStatus.UNDECIDED and "প্রশ্নের ভিত্তি ভুল" in only.opinion_bn
+    # A question that names only a missing section also matches nothing else: the reason names the premise,
+    # not "no word of the question occurs in the Act" (a trial read both, one in the badge, one below).
+    bare = ask("ধারা ৯৯৯ কী বলে?", board=offline_board, save=False)
+    assert bare.status == ReleaseStatus.UNDECIDED and bare.premise_errors
+    assert "প্রশ্নের ভিত্তি ভুল" in bare.status_reason and "৯৯৯" in bare.status_reason
+    assert bare.opinion.closest == []
 
 
 def test_a_sub_section_the_act_does_not_have_is_named_with_the_nearest_provision(offline_board, graph):

@@ -256,7 +256,20 @@ def test_ask_a_bangla_question_and_screenshot_every_page(server, browser):
     assert badge.text.strip() == "UNDECIDED"
     lead = next(e for e in browser.find_elements(By.CSS_SELECTOR, ".lc-closest") if "ধারা ২৬(১)" in e.text)
     assert "একশত বিশ দিনের" in lead.text and "লিখিত নোটিশ" in lead.text
-    assert len(list(ARTIFACTS.glob("*.png"))) >= 8
+
+    # A worker's complaint that no counsel could quote from: the nearest provisions, each marked a weak match.
+    browser.get(url)
+    area = _wait(browser, "textarea")
+    area.click()
+    area.send_keys("আমার মালিক ৩ মাসের বেতন দেয় নাই")
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "জিজ্ঞাসা করুন" in b.text).click()
+    _wait(browser, ".lc-closest", timeout_s=150)
+    _settle(browser)
+    browser.save_screenshot(str(ARTIFACTS / "1d_ask_weak_matches.png"))
+    closest = browser.find_elements(By.CSS_SELECTOR, ".lc-closest")
+    assert closest and all("দুর্বল মিল" in e.text for e in closest)
+    assert "শ্রম আইন, ২০০৬ থেকে উত্তর খোঁজে" in browser.page_source
+    assert len(list(ARTIFACTS.glob("*.png"))) >= 9
 
 
 def test_annotate_keyboard_shortcut_labels_a_claim(server, browser):

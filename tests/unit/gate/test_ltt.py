@@ -12,6 +12,7 @@ from labourcrew.gate.ltt import (
     calibrate_ltt,
     calibrate_method,
     default_grid,
+    evidence_need_text,
     evidence_needed,
     hb_p_value,
     min_release,
@@ -120,10 +121,16 @@ def test_evidence_needed_agrees_with_the_test_it_extrapolates():
     reps = math.ceil(need.factor)
     assert math.isfinite(calibrate_ltt(few * reps, 0.10, 0.10).tau)
     assert math.isinf(calibrate_ltt(few * max(1, math.floor(need.factor - 0.5)), 0.10, 0.10).tau)
+    # Its words name the basis: today's releasing and wrong counts at that τ, and the scale factor.
+    bn, en = evidence_need_text(need, 0.10)
+    assert f"today {need.n_release} of the 30 release there, {need.n_wrong} wrongly" in en
+    assert f"{need.factor:g}-fold" in en and f"about {need.n_questions_needed} labelled" in en
+    assert "অনুমান, নিশ্চয়তা নয়" in bn and "গুণ" in bn
 
 
 def test_evidence_needed_is_none_when_the_risk_is_above_alpha_everywhere():
     bad = _synthetic(100, seed=4, good=0.6, separate=False)
     assert evidence_needed(bad, 0.10, 0.10) is None
+    assert "the score must improve" in evidence_need_text(None, 0.10)[1]
     with pytest.raises(InputError):
         evidence_needed(bad, 1.5, 0.10)
