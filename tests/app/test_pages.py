@@ -699,3 +699,46 @@ def test_a_closed_gate_says_whether_more_labels_would_open_it(app_page, app_env,
     n = int(re.search(r"n = (\d+) questions", next(c.value for c in at.caption if "committed calibration set" in c.value)).group(1))
     assert f"(now {n})" in note or "the score must improve" in note
     assert "অনুমান, নিশ্চয়তা নয়" in note or "স্কোরের উন্নতি দরকার" in note
+
+
+def test_the_split_validation_says_which_methods_exceeded_delta_and_how_to_read_it(app_page, app_env, tmp_path,
+                                                                                    monkeypatch):
+    # A new user saw LTT's "share of splits > α = 0.116" beside "LTT promises that share ≤ δ = 0.1" with
+    # nothing saying 0.116 is above δ; and an unlabelled JSON tree under the table.
+    from labourcrew.gate.trust_gate import english_part
+    from labourcrew.settings import REPO_ROOT
+
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    shutil.copyfile(REPO_ROOT / "data" / "calibration" / "validation.json", cal.parent / "validation.json")
+    at = app_page("pages/4_Calibration.py").run()
+    _no_problem(at)
+    table = next(d.value for d in at.dataframe if "share of splits > α" in d.value.columns)
+    share = dict(zip(table["gate"], table["share of splits > α"], strict=True))
+    assert share["ltt"] == "0.116 (> δ)" and share["crc"] == "0.995 (> δ)"
+    ltt = next(w.value for w in at.warning if w.value.startswith("LTT এই ভাগগুলোতে δ ছাড়িয়েছে"))
+    en = english_part(ltt)
+    assert en.startswith("LTT exceeded δ in these splits: 116 of 1000 splits (0.116) were above α, 0.016 more than "
+                         "δ = 0.1.")
+    # the binomial standard error of a share over 1000 splits: √(0.116 · 0.884 / 1000) = 0.010; 0.016 is 1.6 of it
+    assert "is √(p(1−p)/1000) = 0.010, so the excess is 1.6 standard errors: within the sampling error" in en
+    crc = next(i.value for i in at.info if i.value.startswith("CRC এই ভাগগুলোতে δ ছাড়িয়েছে"))
+    assert "CRC makes no promise about this share" in english_part(crc)
+    raw = next(e for e in at.expander if "validation.json" in e.label)
+    assert raw.label.startswith("যাচাইয়ের পুরো ফলাফল, JSON (full validation results:")
+    assert raw.get("json")  # the raw JSON sits inside the labelled expander
+
+
+def test_an_ltt_share_far_above_delta_is_called_a_real_failure():
+    from labourcrew.gate.trust_gate import english_part
+    from labourcrew.ui.calibration import exceedance_notes
+
+    data = {"alpha": 0.1, "delta": 0.1, "splits": 1000, "n_questions": 336,
+            "methods": {"crc": {"share_splits_selective_risk_above_alpha": 0.05},
+                        "ltt": {"share_splits_selective_risk_above_alpha": 0.2}}}
+    (method, note), = exceedance_notes(data)  # CRC is within δ: nothing to say
+    assert method == "ltt"
+    assert "the excess is 7.9 standard errors: more than sampling error of the split estimate explains" \
+        in english_part(note)
+    assert exceedance_notes({**data, "methods": {"ltt": {"share_splits_selective_risk_above_alpha": 0.1}}}) == []
