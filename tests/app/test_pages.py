@@ -785,3 +785,19 @@ def test_evaluation_shows_gate_verified_precision_as_not_applicable_without_a_ga
         assert all(y is None for y in by_cat.data[0].y) and by_cat.data[1].y[-1] == 1.0
     finally:
         out.unlink()
+
+
+def test_annotate_label_buttons_share_one_neutral_type_and_differ_by_symbol(app_page, app_env, tmp_path, monkeypatch):
+    # A new user saw «1 · বিশ্বস্ত (faithful)» and «2 · অবিশ্বস্ত (unfaithful)» as two identical red buttons
+    # side by side, which invites misclicks; a colour for one answer would suggest it.
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    _no_problem(at)
+    buttons = [at.button(key=key) for key in ("lc-key-1", "lc-key-2", "lc-key-3")]
+    assert [b.label for b in buttons] == ["✓ 1 · বিশ্বস্ত (faithful)", "✗ 2 · অবিশ্বস্ত (unfaithful)",
+                                          "? 3 · নিশ্চিত নই (unsure)"]
+    assert {b.proto.type for b in buttons} == {"secondary"}
