@@ -43,6 +43,8 @@ SHORTCUTS: dict[str, str] = {"1": "lc-key-1", "2": "lc-key-2", "3": "lc-key-3", 
                              "ArrowLeft": "lc-key-prev"}
 """Key -> widget key of the button it presses (Streamlit gives the container class ``st-key-<key>``)."""
 _KEY_OF = {"faithful": "lc-key-1", "unfaithful": "lc-key-2", "unsure": "lc-key-3"}
+_SYMBOL = {"faithful": "✓", "unfaithful": "✗", "unsure": "?"}
+"""Leading symbol of each label button: two identical red buttons side by side invited misclicks."""
 
 
 def shortcut_js() -> str:
@@ -218,8 +220,9 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
     cols = st.columns(5)
     cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True)
     for col, (value, n) in zip(cols[1:4], (("faithful", 1), ("unfaithful", 2), ("unsure", 3)), strict=True):
-        col.button(f"{n} · {label_name(value)}", key=_KEY_OF[value], on_click=_save, args=(item, store, annotator, value),
-                   type="primary" if value != "unsure" else "secondary", use_container_width=True)
+        # One neutral type for all three (no colour suggests an answer); the symbol tells them apart.
+        col.button(f"{_SYMBOL[value]} {n} · {label_name(value)}", key=_KEY_OF[value], on_click=_save,
+                   args=(item, store, annotator, value), type="secondary", use_container_width=True)
     cols[4].button("পরের →", key="lc-key-next", on_click=_move, args=(1,), use_container_width=True)
     others = [lab for lab in labels if lab.claim_id == item.key and lab.annotator != annotator]
     if blind:

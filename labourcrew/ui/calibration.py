@@ -32,7 +32,7 @@ from labourcrew.ui.frame import chart
 from labourcrew.viz.charts import fmt_tau, risk_curve_figure
 
 __all__ = ["read_alpha", "read_method", "render_record", "render_proposal", "changes", "render_changes",
-           "render_save", "render_history", "render_validation", "render_guarantee"]
+           "render_save", "render_history", "render_validation", "render_guarantee", "exceedance_notes"]
 
 
 def _rel(p: Path) -> str:
@@ -238,22 +238,102 @@ def _validation_note(ltt: dict, splits: object, delta: object) -> str:
             f"held-out half: when it does release, the held-out risk is usually over α.)")
 
 
+_NO_SHARE_PROMISE = {
+    "crc": ("CRC এই হারের কোনো প্রতিশ্রুতি দেয় না: সে সব প্রশ্নের ওপর গড় ক্ষতি সীমিত রাখে (এখানে গড় CRC ক্ষতি {loss} বনাম "
+            "α = {alpha}), প্রকাশিত উত্তরের মধ্যে ভুলের হার নয়",
+            "CRC makes no promise about this share: it bounds the mean loss over all questions (here mean CRC loss "
+            "{loss} vs α = {alpha}), not the wrong-answer rate among released answers"),
+    "categorical": ("শ্রেণিগত গেটের কোনো ক্যালিব্রেট করা ঝুঁকি-সীমা নেই, তাই এই হারের প্রতিশ্রুতিও নেই",
+                    "The categorical gate has no calibrated risk bound, so nothing promised this share"),
+}
+"""Why a method other than LTT may exceed δ without breaking a promise (Bangla, English; no " — " inside)."""
+_METHOD_NAMES = {"ltt": "LTT", "crc": "CRC", "categorical": "categorical"}
+
+
+def exceedance_notes(data: dict) -> list[tuple[str, str]]:
+    """For every method of ``validation.json`` whose share of splits above α exceeds δ: ``(method, message)``,
+    the message (:func:`bilingual`) saying by how much, and how to read it.
+
+    For LTT, which promises that share ≤ δ, the excess is set against the binomial standard error of a
+    share over ``splits`` splits, √(p(1−p)/splits): the share counts every split (a split that releases
+    nothing counts as not above α), so its denominator is the number of splits, not of releasing ones.
+    Within two standard errors the excess is sampling error of the split estimate; beyond, a real failure.
+    """
+    alpha, delta, splits = data.get("alpha"), data.get("delta"), data.get("splits")
+    if not isinstance(delta, (int, float)):
+        return []
+    notes = []
+    for method, m in sorted((data.get("methods") or {}).items(), key=lambda kv: kv[0] != "ltt"):  # LTT first
+        share = m.get("share_splits_selective_risk_above_alpha")
+        if not isinstance(share, (int, float)) or share <= delta:
+            continue
+        excess, name = share - delta, _METHOD_NAMES.get(method, method)
+        if isinstance(splits, int):
+            above = round(share * splits)
+            bn = f"{name} এই ভাগগুলোতে δ ছাড়িয়েছে: {splits}টির মধ্যে {above}টি ভাগ ({share:.3f}) α-র ওপরে"
+            en = f"{name} exceeded δ in these splits: {above} of {splits} splits ({share:.3f}) were above α"
+        else:
+            bn = f"{name} এই ভাগগুলোতে δ ছাড়িয়েছে: α-র ওপরে থাকা ভাগের হার {share:.3f}"
+            en = f"{name} exceeded δ in these splits: a share of {share:.3f} of the splits was above α"
+        bn += f", δ = {delta}-এর চেয়ে {excess:.3f} বেশি"
+        en += f", {excess:.3f} more than δ = {delta}"
+        if method == "ltt" and isinstance(splits, int) and splits > 0:
+            se = math.sqrt(share * (1 - share) / splits)
+            z = excess / se if se > 0 else math.inf
+            n_q = data.get("n_questions", "?")
+            bn += (f"। {splits}টি ভাগের ওপর এই হারের দ্বিপদী মানক ত্রুটি √(p(1−p)/{splits}) = {se:.3f}, অর্থাৎ আধিক্যটি "
+                   f"{z:.1f} মানক ত্রুটি: ")
+            en += (f". The binomial standard error of that share over {splits} splits is √(p(1−p)/{splits}) = "
+                   f"{se:.3f}, so the excess is {z:.1f} standard errors: ")
+            if z <= 2:
+                bn += ("ভাগ-অনুমানের নমুনা-ত্রুটির মধ্যে; এটি প্রকৃত ব্যর্থতার প্রমাণ নয়, আবার প্রতিশ্রুতি টিকে আছে তারও "
+                       "প্রমাণ নয়")
+                en += ("within the sampling error of the split estimate; not evidence of a real failure, nor proof "
+                       "that the promise holds")
+            else:
+                bn += "নমুনা-ত্রুটিতে এর ব্যাখ্যা হয় না; এই তথ্যে প্রতিশ্রুতিটি সত্যিই ভেঙেছে"
+                en += "more than sampling error of the split estimate explains; on this data the promise really fails"
+            bn += (f"। ভাগগুলো একই {n_q}টি প্রশ্ন বারবার ব্যবহার করে, তাই এই ত্রুটি কেবল ভাগ করার এলোমেলোতা ধরে, "
+                   "প্রশ্ন বাছাইয়ের নয়")
+            en += (f". The splits reuse the same {n_q} questions, so this error covers the random splitting only, "
+                   "not the choice of questions")
+        elif method in _NO_SHARE_PROMISE:
+            fill = {"loss": _opt(m.get("mean_crc_loss")), "alpha": alpha}
+            bn += "। " + _NO_SHARE_PROMISE[method][0].format(**fill)
+            en += ". " + _NO_SHARE_PROMISE[method][1].format(**fill)
+        notes.append((method, bilingual(bn + "।", en + ".")))
+    return notes
+
+
 def render_validation(path: Path) -> None:
-    """``validation.json``: LTT vs CRC vs categorical over random splits, per category."""
+    """``validation.json``: LTT vs CRC vs categorical over random splits, per category; each method whose
+    share of splits above α exceeds δ said so plainly (:func:`exceedance_notes`).
+    """
     data = load_validation(path)
     st.markdown("#### অভিজ্ঞতামূলক যাচাই (empirical validation)")
     if data is None:
         st.caption(f"{_rel(path)} এখনো নেই (not produced yet).")
         return
     methods = data.get("methods") or {}
+    delta = data.get("delta")
     if methods:
-        st.caption(f"{data.get('splits')} random splits · α = {data.get('alpha')} · δ = {data.get('delta')} · risk: "
+        st.caption(f"{data.get('splits')} random splits · α = {data.get('alpha')} · δ = {delta} · risk: "
                    f"{data.get('risk', '')}")
+
+        def share(m: dict) -> str:
+            x = m.get("share_splits_selective_risk_above_alpha")
+            above = isinstance(x, (int, float)) and isinstance(delta, (int, float)) and x > delta
+            return _opt(x) + (" (> δ)" if above else "")
+
         st.dataframe([{"gate": g, "mean selective risk": _opt(m.get("mean_selective_risk")),
-                       "share of splits > α": _opt(m.get("share_splits_selective_risk_above_alpha")),
+                       "share of splits > α": share(m),
                        "release rate": _opt(m.get("mean_release_rate")),
                        "fail-closed splits": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
                       hide_index=True, key="cal_validation")
         ltt = methods.get("ltt") or {}
-        st.caption(_validation_note(ltt, data.get("splits"), data.get("delta")))
-    st.json(data, expanded=False)
+        st.caption(_validation_note(ltt, data.get("splits"), delta))
+        for method, note in exceedance_notes(data):
+            # LTT promised this share ≤ δ; the other methods did not, so theirs is information, not a failure.
+            (st.warning if method == "ltt" else st.info)(note)
+    with st.expander(f"যাচাইয়ের পুরো ফলাফল, JSON (full validation results: `{_rel(path)}`)"):
+        st.json(data)

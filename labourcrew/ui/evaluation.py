@@ -13,6 +13,7 @@ from labourcrew.gate.trust_gate import bilingual
 from labourcrew.settings import REPO_ROOT, Settings
 from labourcrew.ui.frame import chart
 from labourcrew.viz.evaluation import (
+    GATE_ONLY_METRICS,
     METRIC_LABELS,
     OVERALL,
     EvalResults,
@@ -22,7 +23,7 @@ from labourcrew.viz.evaluation import (
 )
 
 __all__ = ["EVAL_COMMAND", "RESULTS_DIR", "result_files", "pick_results_file", "read_results", "render_empty", "render_results",
-           "stale_note", "rdi_note", "RDI_KEYS"]
+           "stale_note", "rdi_note", "RDI_KEYS", "NO_GATE"]
 
 EVAL_COMMAND = "python -m labourcrew eval --dataset data/eval/dev_v1.jsonl --json"
 
@@ -77,6 +78,11 @@ def render_empty() -> None:
     st.code(EVAL_COMMAND, language="bash")
 
 
+NO_GATE = "n/a (কোনো গেট নেই · no gate)"
+"""Table cell of a gate-only metric (:data:`~labourcrew.viz.evaluation.GATE_ONLY_METRICS`) of a configuration
+without a Trust Gate."""
+
+
 def _fmt(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{x:.3f}"
 
@@ -112,8 +118,9 @@ def rdi_note(results: EvalResults, configs: list[str]) -> str:
           "found lean (+1: all omissions), not how good the released answers are")
     if silent:
         names = ", ".join(silent)
-        bn += f"। কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI সাফল্য নয়: {names}"
-        en += f". Released nothing (TGLO and DEGRADED shares 0), so their RDI is no success: {names}"
+        bn += f"। এই কনফিগারেশনগুলো কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI কোনো ফলাফল নয়: {names}"
+        en += (f". These configurations released nothing (TGLO and DEGRADED shares 0), so their RDI is not a "
+               f"result: {names}")
     return bilingual(bn, en)
 
 
@@ -167,6 +174,9 @@ def render_results(results: EvalResults, record_created: str | None = None) -> N
         row = {"config": r.config, "kind": r.kind, "category": r.category,
                "n": "n/a" if math.isnan(r.n) else f"{r.n:g}"}
         row.update({METRIC_LABELS.get(m, m): _fmt(r.metrics.get(m, math.nan)) for m in metrics})
+        for m in GATE_ONLY_METRICS:  # a baseline has no gate: not "1.000", not a plain undefined either
+            if m in metrics and not r.has_gate:
+                row[METRIC_LABELS.get(m, m)] = NO_GATE
         for m in RDI_KEYS:  # not a result when nothing was released: say so in the cell
             if m in metrics and r.released_nothing and not math.isnan(r.metrics.get(m, math.nan)):
                 row[METRIC_LABELS.get(m, m)] += " (কিছুই প্রকাশিত হয়নি · released nothing)"

@@ -29,6 +29,7 @@ __all__ = [
     "EvalRow",
     "EvalResults",
     "METRIC_LABELS",
+    "GATE_ONLY_METRICS",
     "STATUS_SHARE_KEYS",
     "parse_results",
     "metric_by_category_figure",
@@ -62,6 +63,10 @@ METRIC_LABELS: dict[str, str] = {
     "claim_acceptance_rate": "claim acceptance rate",
     "citation_checker_pass_rate": "Citation-Checker pass rate",
 }
+GATE_ONLY_METRICS: frozenset[str] = frozenset({"gate_verified_citation_precision"})
+"""Metrics of what a Trust Gate let through: not applicable to a configuration without a gate. The harness
+scores a baseline's every stated claim as released, so its Gate-Verified Citation Precision (1.0 when its
+quotes are verbatim) would read as a gate's result; the view shows it as n/a (:meth:`EvalRow.value`)."""
 STATUS_SHARE_KEYS: tuple[tuple[str, str], ...] = (
     ("TGLO", "tglo_rate"),
     ("DEGRADED", "degraded_rate"),
@@ -88,6 +93,19 @@ class EvalRow(BaseModel):
         """
         shares = [self.metrics.get(key, math.nan) for status, key in STATUS_SHARE_KEYS if status != "UNDECIDED"]
         return not any(math.isnan(x) for x in shares) and sum(shares) == 0
+
+    @property
+    def has_gate(self) -> bool:
+        """False for a baseline: the harness runs baselines without a Trust Gate
+        (``labourcrew.eval.adapter.from_baseline``); every system and ablation configuration has one.
+        """
+        return self.kind != "baseline"
+
+    def value(self, metric: str) -> float:
+        """The metric's value; NaN when undefined, or not applicable (:data:`GATE_ONLY_METRICS` without a gate)."""
+        if metric in GATE_ONLY_METRICS and not self.has_gate:
+            return math.nan
+        return self.metrics.get(metric, math.nan)
 
 
 class EvalResults(BaseModel):
@@ -226,7 +244,7 @@ def metric_by_category_figure(results: EvalResults, metric: str, configs: Sequen
         by_cat = {r.category: r for r in results.rows if r.config == cfg}
         ys, texts = [], []
         for c in cats:
-            v = by_cat[c].metrics.get(metric, math.nan) if c in by_cat else math.nan
+            v = by_cat[c].value(metric) if c in by_cat else math.nan
             ys.append(None if math.isnan(v) else v)
             texts.append("n/a" if math.isnan(v) else f"{v:.3g}")
         fig.add_trace(go.Bar(name=cfg, x=cats, y=ys, text=texts, textposition="outside",
@@ -262,7 +280,7 @@ def config_comparison_figure(results: EvalResults, metrics: Sequence[str],
     for metric in metrics:
         xs, ys = [], []
         for cfg in configs or results.configs:
-            v = overall[cfg].metrics.get(metric, math.nan) if cfg in overall else math.nan
+            v = overall[cfg].value(metric) if cfg in overall else math.nan
             xs.append(cfg)
             ys.append(None if math.isnan(v) else v)
         fig.add_trace(go.Bar(name=_label(metric), x=xs, y=ys))

@@ -625,6 +625,7 @@ def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_
 def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_nothing(app_page, app_env, tmp_path,
                                                                                        monkeypatch):
     # A new user read RDI = 1.0 of configurations that release nothing as a result.
+    from labourcrew.gate.trust_gate import english_part
     from labourcrew.settings import REPO_ROOT
 
     monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
@@ -642,6 +643,10 @@ def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_
         assert "computed over all audited claims with a direction, released or not" in note
         silent = note.rsplit(": ", 1)[1].split(", ")
         assert "full" in silent and "gate_calibrated" in silent and "gate_categorical" not in silent
+        # the trial read "so their RDI is no success": both halves say it in plain words
+        assert "। এই কনফিগারেশনগুলো কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI কোনো ফলাফল নয়: " in note
+        assert ". These configurations released nothing (TGLO and DEGRADED shares 0), so their RDI is not a result: " \
+            in english_part(note)
         table = next(d.value for d in at.dataframe)
         rdi = dict(zip(table["config"] + "/" + table["category"], table["Risk Direction Index (all audited claims)"],
                        strict=True))
@@ -699,3 +704,100 @@ def test_a_closed_gate_says_whether_more_labels_would_open_it(app_page, app_env,
     n = int(re.search(r"n = (\d+) questions", next(c.value for c in at.caption if "committed calibration set" in c.value)).group(1))
     assert f"(now {n})" in note or "the score must improve" in note
     assert "অনুমান, নিশ্চয়তা নয়" in note or "স্কোরের উন্নতি দরকার" in note
+
+
+def test_the_split_validation_says_which_methods_exceeded_delta_and_how_to_read_it(app_page, app_env, tmp_path,
+                                                                                    monkeypatch):
+    # A new user saw LTT's "share of splits > α = 0.116" beside "LTT promises that share ≤ δ = 0.1" with
+    # nothing saying 0.116 is above δ; and an unlabelled JSON tree under the table.
+    from labourcrew.gate.trust_gate import english_part
+    from labourcrew.settings import REPO_ROOT
+
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    shutil.copyfile(REPO_ROOT / "data" / "calibration" / "validation.json", cal.parent / "validation.json")
+    at = app_page("pages/4_Calibration.py").run()
+    _no_problem(at)
+    table = next(d.value for d in at.dataframe if "share of splits > α" in d.value.columns)
+    share = dict(zip(table["gate"], table["share of splits > α"], strict=True))
+    assert share["ltt"] == "0.116 (> δ)" and share["crc"] == "0.995 (> δ)"
+    ltt = next(w.value for w in at.warning if w.value.startswith("LTT এই ভাগগুলোতে δ ছাড়িয়েছে"))
+    en = english_part(ltt)
+    assert en.startswith("LTT exceeded δ in these splits: 116 of 1000 splits (0.116) were above α, 0.016 more than "
+                         "δ = 0.1.")
+    # the binomial standard error of a share over 1000 splits: √(0.116 · 0.884 / 1000) = 0.010; 0.016 is 1.6 of it
+    assert "is √(p(1−p)/1000) = 0.010, so the excess is 1.6 standard errors: within the sampling error" in en
+    crc = next(i.value for i in at.info if i.value.startswith("CRC এই ভাগগুলোতে δ ছাড়িয়েছে"))
+    assert "CRC makes no promise about this share" in english_part(crc)
+    raw = next(e for e in at.expander if "validation.json" in e.label)
+    assert raw.label.startswith("যাচাইয়ের পুরো ফলাফল, JSON (full validation results:")
+    assert raw.get("json")  # the raw JSON sits inside the labelled expander
+
+
+def test_an_ltt_share_far_above_delta_is_called_a_real_failure():
+    from labourcrew.gate.trust_gate import english_part
+    from labourcrew.ui.calibration import exceedance_notes
+
+    data = {"alpha": 0.1, "delta": 0.1, "splits": 1000, "n_questions": 336,
+            "methods": {"crc": {"share_splits_selective_risk_above_alpha": 0.05},
+                        "ltt": {"share_splits_selective_risk_above_alpha": 0.2}}}
+    (method, note), = exceedance_notes(data)  # CRC is within δ: nothing to say
+    assert method == "ltt"
+    assert "the excess is 7.9 standard errors: more than sampling error of the split estimate explains" \
+        in english_part(note)
+    assert exceedance_notes({**data, "methods": {"ltt": {"share_splits_selective_risk_above_alpha": 0.1}}}) == []
+
+
+def test_evaluation_shows_gate_verified_precision_as_not_applicable_without_a_gate(app_page, app_env, tmp_path,
+                                                                                    monkeypatch):
+    # A new user saw the baselines, which have no Trust Gate, at Gate-Verified Citation Precision = 1.0.
+    from labourcrew.settings import REPO_ROOT
+    from labourcrew.ui.evaluation import NO_GATE
+    from labourcrew.viz.evaluation import config_comparison_figure, metric_by_category_figure, parse_results
+
+    monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
+    out = app_env.runs / "eval" / "results.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(REPO_ROOT / "data" / "eval" / "results" / "paper_suite.report.json", out)
+    try:
+        at = app_page("pages/5_Evaluation.py").run()  # system + baselines
+        _no_problem(at)
+
+        def gvcp() -> dict[str, str]:
+            table = next(d.value for d in at.dataframe)
+            return dict(zip(table["config"] + "/" + table["category"], table["Gate-Verified Citation Precision"],
+                            strict=True))
+
+        shown = gvcp()
+        baselines = {k: v for k, v in shown.items() if k.split("/")[0] in ("single_pass_rag", "unconstrained_debate")}
+        assert baselines and set(baselines.values()) == {NO_GATE}
+        assert NO_GATE == "n/a (কোনো গেট নেই · no gate)"
+        at.selectbox(key="ev_group").select("gate").run()  # a gated configuration keeps its value
+        _no_problem(at)
+        assert gvcp()["gate_categorical/overall"] == "1.000"
+        # and the charts leave the baselines' bars out
+        results = parse_results(json.loads(out.read_text(encoding="utf-8")))
+        configs = ["single_pass_rag", "gate_categorical"]
+        assert list(config_comparison_figure(results, ["gate_verified_citation_precision"], configs).data[0].y) \
+            == [None, 1.0]
+        by_cat = metric_by_category_figure(results, "gate_verified_citation_precision", configs)
+        assert all(y is None for y in by_cat.data[0].y) and by_cat.data[1].y[-1] == 1.0
+    finally:
+        out.unlink()
+
+
+def test_annotate_label_buttons_share_one_neutral_type_and_differ_by_symbol(app_page, app_env, tmp_path, monkeypatch):
+    # A new user saw «1 · বিশ্বস্ত (faithful)» and «2 · অবিশ্বস্ত (unfaithful)» as two identical red buttons
+    # side by side, which invites misclicks; a colour for one answer would suggest it.
+    cal = tmp_path / "calibration" / "trust_gate.json"
+    write_fixture_calibration(cal)
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
+    at = app_page("pages/3_Annotate.py")
+    at.query_params["annotator"] = "rahim"
+    at.run()
+    _no_problem(at)
+    buttons = [at.button(key=key) for key in ("lc-key-1", "lc-key-2", "lc-key-3")]
+    assert [b.label for b in buttons] == ["✓ 1 · বিশ্বস্ত (faithful)", "✗ 2 · অবিশ্বস্ত (unfaithful)",
+                                          "? 3 · নিশ্চিত নই (unsure)"]
+    assert {b.proto.type for b in buttons} == {"secondary"}
