@@ -317,8 +317,29 @@ def cmd_calibrate(a: argparse.Namespace) -> int:
             target = Path(a.out) if a.out else settings.gate.calibration_path
             stamped, archived = save_new_record(proposal.record, target)
             out.update({"written": str(target), "stamped": str(stamped), "archived": str(archived) if archived else None})
+        if not a.json:  # a researcher reads the outcome first; the whole record follows
+            print(_fit_summary(out, proposal.record, dry_run=a.dry_run))
     print(json.dumps(out, ensure_ascii=False) if a.json else json.dumps(out, ensure_ascii=False, indent=1))
     return 0
+
+
+def _fit_summary(out: dict, record, *, dry_run: bool) -> str:
+    """The lines a person reads of ``calibrate fit``: τ̂ and why, whether more labels would help, what was written."""
+    lines = [f"τ̂ = {'∞ (the Trust Gate fails closed)' if record.fail_closed else f'{record.tau:.3f}'} · method "
+             f"{record.method} · α {record.alpha:g} · δ {record.delta if record.delta is not None else '—'} · "
+             f"{out['questions']} questions, {out['claims']} labelled claims"]
+    if record.fail_closed:
+        lines.append(f"why: {record.note or 'no threshold qualifies'}")
+        if "evidence_needed" in out:
+            lines.append(f"would more labels open it? {out['evidence_needed']['text']}")
+    else:
+        def num(x: float | None) -> str:
+            return "—" if x is None else f"{x:.3f}"
+
+        lines.append(f"release rate {num(record.release_rate)}, selective risk {num(record.selective_risk)}, "
+                     f"p = {num(record.p_value)}")
+    lines.append("dry run: nothing written" if dry_run else f"written: {out.get('written')}")
+    return "\n".join(lines) + "\n\nthe record:"
 
 
 def _calibrate_parser(sub: argparse._SubParsersAction) -> None:

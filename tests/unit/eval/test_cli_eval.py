@@ -67,3 +67,15 @@ def test_calibrate_fit_dry_run_says_how_much_evidence_the_closed_gate_lacks(caps
     if need.get("factor") is not None:
         assert need["factor"] >= 1.0 and need["n_questions"] == out["questions"]
         assert need["n_questions_needed"] >= need["n_questions"] and 0 < need["n_release"] <= need["n_questions"]
+
+
+def test_calibrate_fit_leads_with_a_summary_a_person_reads(capsys):
+    assert main(["calibrate", "fit", "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    head, _, record = text.partition("\n\nthe record:\n")
+    assert head.startswith("τ̂ = ") and "questions" in head and head.rstrip().endswith("dry run: nothing written")
+    out = json.loads(record)  # the whole record follows, unchanged
+    if out["record"]["note"]:
+        assert "why: " + out["record"]["note"] in head
+    if "evidence_needed" in out:
+        assert out["evidence_needed"]["text"] in head
