@@ -622,38 +622,42 @@ def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_
                          "labelled runs")
 
 
-def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_nothing(app_page, app_env, tmp_path,
-                                                                                       monkeypatch):
-    # A new user read RDI = 1.0 of configurations that release nothing as a result.
-    from labourcrew.gate.trust_gate import english_part
+@pytest.fixture
+def paper_suite_results(app_env, tmp_path, monkeypatch):
+    """The committed paper suite as the Evaluation page's only results file (removed afterwards): the
+    calibrated gate (τ = ∞) releases nothing, the categorical one does, the baselines have no gate."""
     from labourcrew.settings import REPO_ROOT
 
     monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
     out = app_env.runs / "eval" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    # the committed paper suite: the calibrated gate (τ = ∞) releases nothing, the categorical one does
     shutil.copyfile(REPO_ROOT / "data" / "eval" / "results" / "paper_suite.report.json", out)
-    try:
-        at = app_page("pages/5_Evaluation.py").run()
-        _no_problem(at)
-        at.selectbox(key="ev_group").select("gate").run()
-        _no_problem(at)
-        note = next(c.value for c in at.caption if "RDI" in c.value)
-        assert note.startswith("ঝুঁকির দিক সূচক (RDI) গোনা হয় সব নিরীক্ষিত দাবির ওপর")
-        assert "computed over all audited claims with a direction, released or not" in note
-        silent = note.rsplit(": ", 1)[1].split(", ")
-        assert "full" in silent and "gate_calibrated" in silent and "gate_categorical" not in silent
-        # the trial read "so their RDI is no success": both halves say it in plain words
-        assert "। এই কনফিগারেশনগুলো কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI কোনো ফলাফল নয়: " in note
-        assert ". These configurations released nothing (TGLO and DEGRADED shares 0), so their RDI is not a result: " \
-            in english_part(note)
-        table = next(d.value for d in at.dataframe)
-        rdi = dict(zip(table["config"] + "/" + table["category"], table["Risk Direction Index (all audited claims)"],
-                       strict=True))
-        assert rdi["full/overall"] == "1.000 (কিছুই প্রকাশিত হয়নি · released nothing)"
-        assert rdi["gate_categorical/overall"] == "1.000"
-    finally:
-        out.unlink()
+    yield out
+    out.unlink()
+
+
+def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_nothing(app_page, paper_suite_results):
+    # A new user read RDI = 1.0 of configurations that release nothing as a result.
+    from labourcrew.gate.trust_gate import english_part
+
+    at = app_page("pages/5_Evaluation.py").run()
+    _no_problem(at)
+    at.selectbox(key="ev_group").select("gate").run()
+    _no_problem(at)
+    note = next(c.value for c in at.caption if "RDI" in c.value)
+    assert note.startswith("ঝুঁকির দিক সূচক (RDI) গোনা হয় সব নিরীক্ষিত দাবির ওপর")
+    assert "computed over all audited claims with a direction, released or not" in note
+    silent = note.rsplit(": ", 1)[1].split(", ")
+    assert "full" in silent and "gate_calibrated" in silent and "gate_categorical" not in silent
+    # the trial read "so their RDI is no success": both halves say it in plain words
+    assert "। এই কনফিগারেশনগুলো কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI কোনো ফলাফল নয়: " in note
+    assert ". These configurations released nothing (TGLO and DEGRADED shares 0), so their RDI is not a result: " \
+        in english_part(note)
+    table = next(d.value for d in at.dataframe)
+    rdi = dict(zip(table["config"] + "/" + table["category"], table["Risk Direction Index (all audited claims)"],
+                   strict=True))
+    assert rdi["full/overall"] == "1.000 (কিছুই প্রকাশিত হয়নি · released nothing)"
+    assert rdi["gate_categorical/overall"] == "1.000"
 
 
 def test_annotate_names_labels_in_bangla_first_with_the_english_in_brackets(app_page, app_env, tmp_path, monkeypatch):
@@ -749,42 +753,34 @@ def test_an_ltt_share_far_above_delta_is_called_a_real_failure():
     assert exceedance_notes({**data, "methods": {"ltt": {"share_splits_selective_risk_above_alpha": 0.1}}}) == []
 
 
-def test_evaluation_shows_gate_verified_precision_as_not_applicable_without_a_gate(app_page, app_env, tmp_path,
-                                                                                    monkeypatch):
+def test_evaluation_shows_gate_verified_precision_as_not_applicable_without_a_gate(app_page, paper_suite_results):
     # A new user saw the baselines, which have no Trust Gate, at Gate-Verified Citation Precision = 1.0.
-    from labourcrew.settings import REPO_ROOT
     from labourcrew.ui.evaluation import NO_GATE
     from labourcrew.viz.evaluation import config_comparison_figure, metric_by_category_figure, parse_results
 
-    monkeypatch.setattr("labourcrew.ui.evaluation.RESULTS_DIR", tmp_path / "no-results")
-    out = app_env.runs / "eval" / "results.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(REPO_ROOT / "data" / "eval" / "results" / "paper_suite.report.json", out)
-    try:
-        at = app_page("pages/5_Evaluation.py").run()  # system + baselines
-        _no_problem(at)
+    out = paper_suite_results
+    at = app_page("pages/5_Evaluation.py").run()  # system + baselines
+    _no_problem(at)
 
-        def gvcp() -> dict[str, str]:
-            table = next(d.value for d in at.dataframe)
-            return dict(zip(table["config"] + "/" + table["category"], table["Gate-Verified Citation Precision"],
-                            strict=True))
+    def gvcp() -> dict[str, str]:
+        table = next(d.value for d in at.dataframe)
+        return dict(zip(table["config"] + "/" + table["category"], table["Gate-Verified Citation Precision"],
+                        strict=True))
 
-        shown = gvcp()
-        baselines = {k: v for k, v in shown.items() if k.split("/")[0] in ("single_pass_rag", "unconstrained_debate")}
-        assert baselines and set(baselines.values()) == {NO_GATE}
-        assert NO_GATE == "n/a (কোনো গেট নেই · no gate)"
-        at.selectbox(key="ev_group").select("gate").run()  # a gated configuration keeps its value
-        _no_problem(at)
-        assert gvcp()["gate_categorical/overall"] == "1.000"
-        # and the charts leave the baselines' bars out
-        results = parse_results(json.loads(out.read_text(encoding="utf-8")))
-        configs = ["single_pass_rag", "gate_categorical"]
-        assert list(config_comparison_figure(results, ["gate_verified_citation_precision"], configs).data[0].y) \
-            == [None, 1.0]
-        by_cat = metric_by_category_figure(results, "gate_verified_citation_precision", configs)
-        assert all(y is None for y in by_cat.data[0].y) and by_cat.data[1].y[-1] == 1.0
-    finally:
-        out.unlink()
+    shown = gvcp()
+    baselines = {k: v for k, v in shown.items() if k.split("/")[0] in ("single_pass_rag", "unconstrained_debate")}
+    assert baselines and set(baselines.values()) == {NO_GATE}
+    assert NO_GATE == "n/a (কোনো গেট নেই · no gate)"
+    at.selectbox(key="ev_group").select("gate").run()  # a gated configuration keeps its value
+    _no_problem(at)
+    assert gvcp()["gate_categorical/overall"] == "1.000"
+    # and the charts leave the baselines' bars out
+    results = parse_results(json.loads(out.read_text(encoding="utf-8")))
+    configs = ["single_pass_rag", "gate_categorical"]
+    assert list(config_comparison_figure(results, ["gate_verified_citation_precision"], configs).data[0].y) \
+        == [None, 1.0]
+    by_cat = metric_by_category_figure(results, "gate_verified_citation_precision", configs)
+    assert all(y is None for y in by_cat.data[0].y) and by_cat.data[1].y[-1] == 1.0
 
 
 def test_annotate_label_buttons_share_one_neutral_type_and_differ_by_symbol(app_page, app_env, tmp_path, monkeypatch):
