@@ -217,7 +217,7 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
                     f"</code>{flag}</span>{body}</div>", unsafe_allow_html=True)
     st.session_state.setdefault("ann_shown", {}).setdefault(item.key, time.monotonic())
     st.text_input("নোট (ঐচ্ছিক) — কেন? (note, optional)", key=f"ann_note_{item.key}")
-    cols = st.columns(5)
+    cols = st.columns([1, 1.5, 1.5, 1.5, 1])  # the label buttons wide enough for «✗ 2 · অবিশ্বস্ত (unfaithful)»
     cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True)
     for col, (value, n) in zip(cols[1:4], (("faithful", 1), ("unfaithful", 2), ("unsure", 3)), strict=True):
         # One neutral type for all three (no colour suggests an answer); the symbol tells them apart.
