@@ -48,6 +48,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import DataError, InputError
+from labourcrew.eval.datasets import DevQuestion, load_questions
 from labourcrew.eval.metrics.base import gold_matches
 from labourcrew.graph.statute_graph import StatuteGraph, load_graph
 from labourcrew.ledger.retrieval import QuestionType
@@ -59,7 +60,6 @@ from labourcrew.statute.model import Level
 
 __all__ = [
     "CONFIGS",
-    "DevItem",
     "load_dev",
     "gold_found",
     "score_pack",
@@ -81,28 +81,20 @@ WINDOW_TOKENS = 512
 DEV_DIR = REPO_ROOT / "data" / "eval"
 
 
-class DevItem(BaseModel):
-    """The fields of a dev-set row the benchmark reads (other fields are ignored)."""
+def load_dev(paths: Sequence[Path] | None = None) -> list[DevQuestion]:
+    """Read the benchmark's questions: ``data/eval/dev_v1.jsonl`` if present, else every ``dev_v1_part*.jsonl``.
 
-    model_config = ConfigDict(extra="ignore")
+    Each path is a JSONL file or a folder of them (read in sorted order), through
+    :func:`~labourcrew.eval.datasets.load_questions`: a dev-schema file gives the evaluation's
+    :class:`~labourcrew.eval.datasets.DevItem` rows; a training-schema file (e.g. the relevance
+    development set ``data/relevance_dev/``) gives rows whose gold labels are its issues' ``gold``
+    units (qualifiers are not required to be found).
 
-    id: str = Field(description="Row id, e.g. 'devA-001'.")
-    category: str = Field(description="Question category (7 types + unanswerable/adversarial).")
-    question_bn: str = Field(description="The Bangla question.")
-    gold_sections: list[str] = Field(default_factory=list, description="Gold ASCII labels.")
-    statute_version: str = Field(default="2025", description="Version the gold refers to.")
-
-
-def load_dev(paths: Sequence[Path] | None = None) -> list[DevItem]:
-    """Read the dev set: ``data/eval/dev_v1.jsonl`` if present, else every ``dev_v1_part*.jsonl``.
-
-    A path may also be a file (or folder of files) in the training-set schema
-    (:class:`~labourcrew.relevance.dataset.TrainItem`), e.g. the relevance development set
-    ``data/relevance_dev/``: each row then counts its issues' ``gold`` units as its gold labels
-    (qualifiers are not required to be found).
+    Returns:
+        The rows of every file, in file then line order.
 
     Raises:
-        DataError: no file, or a line that is not a valid row.
+        DataError: no file, or a line that is not a valid row (file and line named).
     """
     if not paths:
         merged = DEV_DIR / "dev_v1.jsonl"
@@ -110,29 +102,7 @@ def load_dev(paths: Sequence[Path] | None = None) -> list[DevItem]:
     if not paths:
         raise DataError(f"no dev set under {DEV_DIR} (dev_v1.jsonl or dev_v1_part*.jsonl)")
     files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.jsonl")) if p.is_dir() else [p])]
-    items: list[DevItem] = []
-    for path in files:
-        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                items.append(_dev_row(line))
-            except ValueError as exc:
-                raise DataError(f"{path}:{n}: not a dev row: {exc}") from exc
-    return items
-
-
-def _dev_row(line: str) -> DevItem:
-    """A dev row, or a training-schema row read as one (its issues' gold units are its gold labels)."""
-    row = json.loads(line)
-    if not isinstance(row, dict) or "issues" not in row:
-        return DevItem.model_validate(row)
-    from labourcrew.relevance.dataset import TrainItem
-
-    it = TrainItem.model_validate(row)
-    gold = list(dict.fromkeys(lab for iss in it.issues for lab in iss.gold))
-    return DevItem(id=it.id, category=it.category, question_bn=it.question, gold_sections=gold,
-                   statute_version=it.statute_version)
+    return [q for f in files for q in load_questions(f)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,7 +256,7 @@ def run_benchmark(
     settings: Settings,
     *,
     retriever: Retriever | None = None,
-    items: Sequence[DevItem] | None = None,
+    items: Sequence[DevQuestion] | None = None,
     configs: Sequence[str] = CONFIGS,
     limit: int | None = None,
     cold: bool = False,
@@ -400,7 +370,7 @@ def _embedded_windows(retriever: Retriever, settings: Settings, version: str) ->
     return fw
 
 
-def _run_one(retriever: Retriever, name: str, item: DevItem, windows: dict[str, FlatWindows]) -> list[str]:
+def _run_one(retriever: Retriever, name: str, item: DevQuestion, windows: dict[str, FlatWindows]) -> list[str]:
     adapter = retriever.statute.adapter
     if name not in _ADAPTED:
         retriever.statute.adapter = None
@@ -410,7 +380,7 @@ def _run_one(retriever: Retriever, name: str, item: DevItem, windows: dict[str, 
         retriever.statute.adapter = adapter
 
 
-def _run_config(retriever: Retriever, name: str, item: DevItem, windows: dict[str, FlatWindows]) -> list[str]:
+def _run_config(retriever: Retriever, name: str, item: DevQuestion, windows: dict[str, FlatWindows]) -> list[str]:
     v = item.statute_version
     q = item.question_bn
     if name in ("dense", "dense_adapted"):

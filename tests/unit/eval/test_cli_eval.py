@@ -22,6 +22,17 @@ def test_bad_input_exits_2(capsys):
     assert "error:" in capsys.readouterr().err
 
 
+def test_eval_on_a_training_schema_file_names_the_retrieval_benchmark(capsys):
+    from labourcrew.relevance.dataset import RELEVANCE_DEV_DIR
+
+    part = str(RELEVANCE_DEV_DIR / "part_G.jsonl")
+    assert main(["eval", "--dataset", part, "--no-write", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert f"bench retrieval --dataset {part}" in err and "Traceback" not in err
+    assert err.index("প্রশিক্ষণ") < err.index("training-schema")
+    assert main(["eval", "--dataset", str(RELEVANCE_DEV_DIR), "--no-write"]) == 2  # a folder: a message, no crash
+
+
 def test_bench_keeps_retrieval_and_adds_board():
     _load_extensions()
     p = build_parser()

@@ -6,14 +6,20 @@ from collections import Counter
 
 import pytest
 
-from labourcrew.errors import DataError
+from labourcrew.errors import DataError, InputError
+from labourcrew.eval.bench_retrieval import load_dev
 from labourcrew.eval.datasets import (
     ANSWERABLE,
     CATEGORIES,
+    DEFAULT_DATASET,
+    DevItem,
+    calibration_extension,
+    is_train_schema,
     load_dataset,
     verify_dataset,
     verify_item,
 )
+from labourcrew.relevance.dataset import RELEVANCE_DEV_DIR, load_train
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +81,36 @@ def test_calibration_extension_verifies_and_restates_nothing(items, graph):
     ref = [i.question_bn for i in items] + [t.question for t in load_train()] + list(EXAMPLES)
     assert dev_overlap(as_train, ref, threshold=0.5) == []
     assert {it.category for it in extra} == set(CATEGORIES)
+
+
+def _fields(rows):
+    return [(r.id, r.category, r.question_bn, r.gold_sections, r.statute_version) for r in rows]
+
+
+def test_the_benchmark_and_the_evaluation_read_dev_rows_identically(items):
+    """One reader: the retrieval benchmark's rows of a dev-schema file are the evaluation's rows."""
+    for rows in (load_dev(), load_dev([DEFAULT_DATASET])):
+        assert all(isinstance(r, DevItem) for r in rows)
+        assert _fields(rows) == _fields(items)
+    assert sum(bool(r.gold_sections) for r in items) >= 150
+    # several files: each read as the evaluation reads it, in the order given
+    paths = calibration_extension()
+    assert _fields(load_dev(paths)) == _fields([it for p in paths for it in load_dataset(p)])
+
+
+def test_a_training_schema_file_is_read_by_the_benchmark_and_refused_by_the_evaluation():
+    part = RELEVANCE_DEV_DIR / "part_G.jsonl"
+    assert is_train_schema(part) and not is_train_schema(DEFAULT_DATASET)
+    train = load_train(part)
+    rows = load_dev([part])
+    assert [r.id for r in rows] == [t.id for t in train] and len(rows) >= 50
+    assert [r.question_bn for r in rows] == [t.question for t in train]
+    assert [r.gold_sections for r in rows] == [list(dict.fromkeys(g for i in t.issues for g in i.gold)) for t in train]
+    assert not any(isinstance(r, DevItem) for r in rows)  # no tier or gold answer is made up
+    with pytest.raises(InputError) as exc:
+        load_dataset(part)
+    msg = str(exc.value)
+    bangla = msg.index("প্রশিক্ষণ")
+    assert bangla < msg.index("training-schema") and "bench retrieval --dataset" in msg
+    with pytest.raises(InputError, match="folder"):
+        load_dataset(RELEVANCE_DEV_DIR)
