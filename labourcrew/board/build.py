@@ -22,6 +22,7 @@ Every node carries a ``RetryPolicy`` (``max_attempts = settings.board.role_retri
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
@@ -54,6 +55,7 @@ from labourcrew.errors import LabourCrewError
 from labourcrew.ledger.records import EvidencePack
 from labourcrew.ledger.roles import Role
 from labourcrew.ledger.run import RunMeta
+from labourcrew.retrieval.thesaurus import load_thesaurus
 from labourcrew.settings import Settings
 
 __all__ = ["Board", "build_board", "retry_policy"]
@@ -152,7 +154,11 @@ def build_board(settings: Settings, deps: BoardDeps) -> Board:
     Raises:
         IndexNotBuiltError / ConfigError: only when ``deps`` is None and the defaults cannot be
             built.
+        DataError: ``deps.thesaurus`` is None and the settings' thesaurus file is unreadable.
     """
+    if deps.thesaurus is None:
+        # A copy: the caller's deps may serve boards whose settings name another thesaurus.
+        deps = dataclasses.replace(deps, thesaurus=load_thesaurus(settings.relevance.thesaurus_path))
     retry = retry_policy(settings, deps)
     g: StateGraph = StateGraph(CaseLedger, context_schema=BoardContext)
 

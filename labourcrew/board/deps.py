@@ -1,7 +1,7 @@
 """What the deliberation board needs from outside, injected (style practice 8).
 
 :class:`BoardDeps` carries the StatuteGraph, the retrieval stages (:class:`RetrievalPort`), the
-model backend, the Trust Gate calibration record and a clock. They are built from settings in one
+model backend, the Trust Gate calibration record, the thesaurus and a clock. They are built from settings in one
 place, :mod:`labourcrew.wiring`; the board itself never builds a dependency.
 
 Retrieval is split the way the board's roles are (paper §3.3): the Statute Retriever's fused
@@ -29,6 +29,7 @@ from labourcrew.ledger.records import EvidenceItem, EvidencePack
 from labourcrew.ledger.retrieval import RetrievalPlan
 from labourcrew.ledger.roles import RoleBackend
 from labourcrew.retrieval.issue_spotter import spot_issues
+from labourcrew.retrieval.thesaurus import Thesaurus
 
 __all__ = ["RetrievalPort", "CachedRetrieval", "BoardDeps"]
 
@@ -122,6 +123,10 @@ class BoardDeps:
         retrieval: the retrieval stages.
         backend: the model backend of the language roles (possibly wrapped in fault injection).
         calibration: the Trust Gate calibration record (``tau = inf`` fails closed).
+        thesaurus: the user-term thesaurus the Retrieval Planner expands questions with and the Trust
+            Gate reads them with; None: the settings' (``relevance.thesaurus_path``), loaded once by
+            :func:`~labourcrew.board.build.build_board`. One given here should be the one the
+            retrieval port's relevance model was built with.
         fallback_spotter: deterministic Issue Spotter used when the backend's spotter fails.
         clock: wall-clock seconds (for latency); ``now_iso``: timestamps of runs.
         new_run_id: run id factory.
@@ -134,6 +139,7 @@ class BoardDeps:
     retrieval: RetrievalPort
     backend: RoleBackend
     calibration: CalibrationRecord
+    thesaurus: Thesaurus | None = None
     fallback_spotter: Callable[[str], object] | None = None
     clock: Callable[[], float] = time.time
     now_iso: Callable[[], str] = _now_iso

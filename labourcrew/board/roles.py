@@ -72,7 +72,6 @@ from labourcrew.ledger.roles import (
 )
 from labourcrew.ledger.run import RoleCall
 from labourcrew.retrieval.planner import make_plan, plan_from_request
-from labourcrew.retrieval.thesaurus import load_thesaurus
 from labourcrew.settings import Settings
 from labourcrew.statute.model import EdgeType
 from labourcrew.statute.normalize import normalize
@@ -465,7 +464,8 @@ def retrieval_planner(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict
             # The rerank scores re-entry units against the user's question, not the request's seeds.
             plan = plan_from_request(request, ctx.settings).model_copy(update={"question": state["question"]})
         else:
-            plan = make_plan(state["spotting"], ctx.settings, graph=ctx.deps.graph, version=state["version"])
+            plan = make_plan(state["spotting"], ctx.settings, graph=ctx.deps.graph, version=state["version"],
+                             thesaurus=ctx.deps.thesaurus)
         return {"plan": plan, "role_calls": [att.call(stage_of(Role.RETRIEVAL_PLANNER, state), state.get("retrieval_round", 0))]}
 
 
@@ -702,9 +702,10 @@ def trust_gate(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[str, A
         pack = state.get("pack") or EvidencePack()
         spotting = state.get("spotting")
         facts = list(state.get("facts") or [])
-        # One reading of the question for the gate, shared with the re-gating of saved runs.
+        # One reading of the question for the gate, shared with the re-gating of saved runs; the
+        # thesaurus is the planner's (build_board sets it).
         inputs = gate_inputs(graph, spotting, state["question"], state["version"], facts,
-                             thesaurus=load_thesaurus(ctx.settings.relevance.thesaurus_path))
+                             thesaurus=ctx.deps.thesaurus)
         gate = decide(
             list(state.get("claims") or []),
             dict(state.get("findings") or {}),

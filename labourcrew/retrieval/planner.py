@@ -20,7 +20,7 @@ from labourcrew.ledger.retrieval import (
     RetrievalPlan,
 )
 from labourcrew.retrieval.exact import resolve_refs
-from labourcrew.retrieval.thesaurus import load_thesaurus
+from labourcrew.retrieval.thesaurus import Thesaurus, load_thesaurus
 from labourcrew.settings import Settings
 from labourcrew.statute.model import ENGLISH_VERSION, EdgeType
 
@@ -43,7 +43,9 @@ EDGES_BY_TYPE: dict[QuestionType, frozenset[EdgeType]] = {
 }
 
 
-def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGraph, version: str) -> RetrievalPlan:
+def make_plan(
+    spotting: IssueSpotting, settings: Settings, *, graph: StatuteGraph, version: str, thesaurus: Thesaurus | None = None
+) -> RetrievalPlan:
     """Build the plan for a spotted question, at the ceilings of its type.
 
     Queries: the whole question first, then the sub-questions (comparative, multi-hop), unique.
@@ -51,8 +53,15 @@ def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGrap
     Edges: those of the type, plus ``cited_by`` when the question asks about a penalty (the Link
     Hopper then reaches the penalty sections that cite a retrieved duty).
 
+    Args:
+        thesaurus: the thesaurus to expand with (the board passes its own); None: the settings'
+            (``relevance.thesaurus_path``).
+
     Returns:
         A clamped :class:`RetrievalPlan`.
+
+    Raises:
+        DataError: ``thesaurus`` is None and the settings' thesaurus file is unreadable.
     """
     qtype = spotting.question_type
     ceiling = settings.retrieval.ceilings[qtype]
@@ -62,7 +71,8 @@ def make_plan(spotting: IssueSpotting, settings: Settings, *, graph: StatuteGrap
     terms = [] if version == ENGLISH_VERSION else list(spotting.concept_terms)
     if version != ENGLISH_VERSION and settings.retrieval.thesaurus_expansion:
         # The thesaurus maps what people say (রিজাইন, ম্যাটার্নিটি) to the Act's words (ইস্তফা, প্রসূতি).
-        thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
+        if thesaurus is None:
+            thesaurus = load_thesaurus(settings.relevance.thesaurus_path)
         by_id = thesaurus.by_id
         # Only concepts the question names in its own words: when it already uses the Act's term,
         # adding the concept's other Act terms shifts BM25 towards neighbouring sections.

@@ -36,3 +36,19 @@ def test_the_boards_gate_uses_the_configured_thesaurus(make_board, offline, offl
     assert not r.status_reason.startswith(NOT_MATCHED[0])
     # retrieval expanded the question with the same thesaurus: section 115 (casual leave) was found
     assert any(i.node_id.startswith("2025:115") for i in r.evidence_pack.items)
+
+
+def test_the_board_loads_its_thesaurus_once_and_an_injected_one_serves_planner_and_gate(
+    base_settings, offline_board, tmp_path
+) -> None:
+    import dataclasses
+
+    from labourcrew.board.build import build_board
+
+    # build_board gives the deps the settings' thesaurus
+    assert offline_board.deps.thesaurus is load_thesaurus(base_settings.relevance.thesaurus_path)
+    deps = dataclasses.replace(offline_board.deps, thesaurus=load_thesaurus(_thesaurus_file(tmp_path)))
+    # the settings still name the committed thesaurus: only the injected one knows the word
+    r = ask(WORD, board=build_board(base_settings, deps), save=False)
+    assert not r.status_reason.startswith(NOT_MATCHED[0])  # the gate read the question with it
+    assert any(i.node_id.startswith("2025:115") for i in r.evidence_pack.items)  # the planner expanded with it
