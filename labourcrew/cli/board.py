@@ -105,6 +105,11 @@ def cmd_ask(a: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InputError(str(exc)) from exc
     check_output_path(a.out)
+    if a.question is not None:
+        from labourcrew.retrieval.pipeline import validate_question
+
+        # Bad text is the user's to fix: say so before the index is opened (a missing index would hide it).
+        validate_question(a.question)
     rows = read_batch(a.batch) if a.batch else None
     board = make_board(_settings(a))
     if rows is None:

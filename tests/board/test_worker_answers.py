@@ -4,6 +4,7 @@ answer, qualifiers, 2025 amendments), parts and false premises, and the clarific
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -159,8 +160,11 @@ def test_display_form_repairs_glyphs_but_matching_keeps_verbatim():
 
 
 @pytest.mark.parametrize("argv", [["ask", ""], ["ask", "😀"], ["ask", "x", "--fact", "nonsense"], ["ask", "x", "--version", "1999"]])
-def test_cli_bad_input_exits_2_with_bangla_first(argv):
-    p = subprocess.run([sys.executable, "-m", "labourcrew", *argv, "--no-save"], capture_output=True, text=True, timeout=60)
+def test_cli_bad_input_exits_2_with_bangla_first(argv, tmp_path):
+    # No index at all: bad input is reported as the user's to fix, not hidden behind "build the index".
+    env = {**os.environ, "LABOURCREW_INDEX__URI": str(tmp_path / "missing.db")}
+    p = subprocess.run([sys.executable, "-m", "labourcrew", *argv, "--no-save"], capture_output=True, text=True,
+                       timeout=60, env=env)
     assert p.returncode == 2
     first = p.stderr.strip().splitlines()[-1]
     import re
