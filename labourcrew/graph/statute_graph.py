@@ -157,8 +157,17 @@ class StatuteGraph(BaseModel):
             raise InputError(f"unknown node id {node_id!r}") from None
 
     def find_section(self, version: str, query: str) -> Unit | None:
-        """Find a unit by a section reference: '27', '২৭', '27(3A)', '২৭(৩ক)', 'ধারা ২৭'."""
+        """Find a unit by its exact ASCII label at any level -- '211(1).proviso1', '26(2)(b).para1', as
+        ``statute show`` prints and claims cite them -- or by a section reference the parser reads:
+        '27', '২৭', '27(3A)', '২৭(৩ক)', 'ধারা ২৭'. None when neither names a unit of ``version``.
+
+        Raises:
+            InputError: unknown version.
+        """
         check_version(version)
+        exact = self.units.get(f"{version}:{query.strip()}")
+        if exact is not None:
+            return exact
         label = parse_section_query(query)
         if label is None:
             return None

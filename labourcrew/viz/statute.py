@@ -107,8 +107,7 @@ def _resolve(graph: StatuteGraph, version: str, query: str) -> str:
             raise InputError(f"অজানা নোড — unknown node id {query!r}", help_message="একটি ধারা নম্বর লিখুন, যেমন ২৭।")
         return query
     check_version(version)
-    # An exact ASCII label (any level, e.g. '26(2)(b).para1' from a claim) first, then the parser.
-    unit = graph.units.get(f"{version}:{query}") or graph.find_section(version, query)
+    unit = graph.find_section(version, query)
     if unit is None:
         label = parse_section_query(query)
         raise InputError(

@@ -37,6 +37,22 @@ def test_show_accepts_bangla_and_ascii(capsys, graph, query):
     assert p["units"] and p["text"] and "diff_status" in p and "english" in p and "edges" in p
 
 
+@pytest.mark.parametrize("label", ["211(1).proviso1", "298(1).explanation1", "152(2)(c).para1", "27(4)(b)"])
+def test_show_takes_every_label_it_prints(capsys, graph, label):
+    """Each [label] ``statute show 211`` prints can be shown on its own (provisos, explanations and
+    paragraphs too, which the section parser does not read), and the dashboard's section view finds
+    the same unit: both go through StatuteGraph.find_section."""
+    from labourcrew.viz.statute import section_view
+
+    section = label.split("(")[0].split(".")[0]
+    _, whole, _ = run(capsys, "statute", "show", section, "--json")
+    assert label in [u["label"] for u in json.loads(whole)["units"]]
+    code, out, _ = run(capsys, "statute", "show", label, "--json")
+    p = json.loads(out)
+    assert code == 0 and p["node_id"] == f"2025:{label}" == section_view(graph, "2025", label).node_id
+    assert p["units"][0]["text"] == graph.units[f"2025:{label}"].text and p["section"] == section
+
+
 def test_show_section_has_units_notes_and_english(capsys, graph):
     _, out, _ = run(capsys, "statute", "show", "1", "--json")
     p = json.loads(out)
