@@ -639,6 +639,10 @@ def _rerank(reranker: Reranker, question: str, items: list[EvidenceItem], contex
     known = {c.node_id for c in context}
     pool = [*context, *(i for i in items if i.node_id not in known)]
     learned = {i.node_id: i for i in reranker.rerank(question, pool, version)}
+    if len(pool) > len(context):
+        # a unit in both keeps the first round's score: the re-entry's extra units (a seed's children,
+        # say) would otherwise shift its relative features and so its relevance
+        learned.update((i.node_id, i) for i in reranker.rerank(question, list(context), version))
     scored = [i.model_copy(update={k: getattr(learned[i.node_id], k) for k in LEARNED_FIELDS}) for i in items]
     order = sorted(range(len(scored)), key=lambda k: (-(scored[k].relevance or 0.0), k))
     return [scored[k] for k in order]
