@@ -59,3 +59,26 @@ def test_the_benchmark_reads_issue_gold_units_as_gold_labels(items):
     qualified = next(it for it in items if any(set(iss.qualifiers) - {g for i in it.issues for g in i.gold} for iss in it.issues))
     extra = {q for iss in qualified.issues for q in iss.qualifiers} - {g for iss in qualified.issues for g in iss.gold}
     assert extra and not extra & set(next(r for r in rows if r.id == qualified.id).gold_sections)
+
+
+def test_parts_with_a_blind_second_pass_keep_only_items_both_annotators_agree_on(items):
+    """Parts with a ``second_pass/labels_<part>.jsonl`` (M-P) were labelled again by a fresh session that saw only
+    the question and the shuffled candidate labels: an item stays only when the second annotator marked every
+    gold unit as governing or qualifying (G/Q) and every near miss as not governing (N)."""
+    import json
+
+    folder = RELEVANCE_DEV_DIR / "second_pass"
+    passes = sorted(folder.glob("labels_*.jsonl"))
+    assert [p.stem[-1] for p in passes] == ["M", "N", "O", "P"]
+    by_id = {it.id: it for it in items}
+    for path in passes:
+        part = path.stem[-1]
+        second = {r["id"]: r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+        kept = [it for it in items if it.id.startswith(f"tr{part}-")]
+        assert kept and len(second) > len(kept)  # disputed items were dropped, not relabelled
+        for it in kept:
+            labels = second[it.id]["labels"]
+            assert set(labels) == {*it.gold_labels(), *it.near_miss}, it.id  # the same candidates, blind
+            assert all(labels[g] in {"G", "Q"} for iss in it.issues for g in iss.gold), it.id
+            assert all(labels[n] == "N" for n in it.near_miss), it.id
+            assert second[it.id]["annotator"] != by_id[it.id].author
