@@ -52,6 +52,15 @@ share minus its best sibling's: aimed at 85(3) vs 85(4), 177(1) vs 177(2)): 0.88
 set 0.845 -> 0.849. *LightGBM settings*
 (15 or 63 leaves, 150 or 600 rounds, min_data_in_leaf 50, feature_fraction 0.6, truncation 40, lambda_l2 10,
 learning rate 0.02 x 750, bagging 0.8, rank_xendcg): every one within +-0.01 of the shipped settings on both sets.
+*Sibling-contrast training questions* (2026-12-02, fourth session: 362 new questions written like the relevance
+development set, each answered by one sub-unit beside named look-alike siblings, added to ``data/train``; 3 seeds
+against a same-code retrain): trust-score ROC AUC on the 336 calibration questions' labelled claims (the new
+score swapped into each claim) 0.820 -> 0.823 (seed spread +-0.003), P@1 0.630 -> 0.626, relevance development
+set MRR 0.565 -> 0.571; unfaithful among the 22 best-scored questions 2-3 -> 3. *Sibling margins in the context
+map* (the unit's raw score minus the best non-nested unit of its section, and of the list): 0.8225 -> 0.8222,
+0.8205 -> 0.8192 (seeds 0, 1). The errors at the top of the score (151(1)(c)(2) for death vs permanent total
+disablement, 85(3) for 85(4), 177(1) for 177(2), 10(5) for 10(1)/(2)) match the question's *scenario* words
+better than its *ask*; none of these features separates them.
 
 **Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
 these same questions. Each question's candidates and dense features are therefore computed with
