@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     s1.add_argument("--version", default=DEFAULT_VERSION)
     s1.add_argument("--json", action="store_true")
     s1.set_defaults(func=cmd_statute_stats)
-    s2 = st.add_parser("show", help="one section or unit: '27', '২৭', '27(3A)', '২৭(৩ক)'")
+    s2 = st.add_parser("show", help="one section or unit: '27', '২৭', '27(3A)', '২৭(৩ক)', or any label it prints ('211(1).proviso1')")
     s2.add_argument("section")
     s2.add_argument("--version", default=DEFAULT_VERSION)
     s2.add_argument("--json", action="store_true")
