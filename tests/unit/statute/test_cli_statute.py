@@ -61,6 +61,13 @@ def test_show_section_has_units_notes_and_english(capsys, graph):
     assert p["amendment_notes"] and p["english"]["outdated"] is True and p["diff_status"] == "amended"
 
 
+def test_the_english_text_has_no_2018_to_2025_diff_line(capsys, graph):
+    _, out, _ = run(capsys, "statute", "show", "27", "--version", "en-2018")
+    assert out.startswith("en-2018:27") and "diff 2018->2025" not in out
+    _, out, _ = run(capsys, "statute", "show", "27")
+    assert "diff 2018->2025: amended" in out
+
+
 def test_diff_json(capsys, graph):
     code, out, _ = run(capsys, "statute", "diff", "27", "--json")
     d = json.loads(out)
@@ -75,6 +82,8 @@ def test_diff_json(capsys, graph):
         ["statute", "show", "27", "--version", "1999"],
         ["statute", "stats", "--version", "nope"],
         ["statute", "diff", "৪০০"],
+        ["statute", "show", ""],
+        ["statute", "show", "   "],
     ],
 )
 def test_bad_input_exit_2_one_line(capsys, graph, argv):
