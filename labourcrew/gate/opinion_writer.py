@@ -58,7 +58,7 @@ from labourcrew.ledger.gate import (
 from labourcrew.ledger.records import EvidencePack, ReleaseStatus, Side
 from labourcrew.statute.ids import citation_label_bn, qualified_rule, rules_first
 from labourcrew.statute.model import ENGLISH_VERSION, Level
-from labourcrew.statute.normalize import display_form, normalize, to_ascii_digits, to_bangla_digits
+from labourcrew.statute.normalize import display_form, normalize, shorten, to_ascii_digits, to_bangla_digits
 
 __all__ = [
     "GUARANTEE_HOOK",
@@ -424,15 +424,6 @@ _CLAUSE_CHARS = 400
 _LEAD_IN_CHARS = 160
 
 
-def _shorten(text: str, limit: int) -> str:
-    # Cut at a word boundary: a cut word («ব …») reads as a different word.
-    text = display_form(text)
-    if len(text) <= limit:
-        return text
-    head = text[:limit]
-    return (head.rsplit(" ", 1)[0] if " " in head else head) + " …"
-
-
 WEAK_CLOSEST = ("কোনো বিধানই প্রশ্নের সঙ্গে জোরালোভাবে মেলেনি; এগুলো অনুসন্ধানে পাওয়া সবচেয়ে কাছের বিধান — "
                 "প্রশ্নটি আরও খুলে লিখলে (কী ঘটেছে, কী জানতে চান) ভালো মিল পাওয়া যেতে পারে। এই সরঞ্জাম শুধু বাংলাদেশ "
                 "শ্রম আইন, ২০০৬ থেকে উত্তর খোঁজে; প্রশ্নটি অন্য আইনের (যেমন আয়কর) হলে এগুলো তার উত্তর নয়",
@@ -547,7 +538,7 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         depth = {c: len(graph.ancestors(c)) - len(graph.ancestors(node_id)) for c in listed} if graph is not None else {}
         tail = tail_of(node_id, every)
         clauses = [ClosestClause(node_id=c, citation=citation_label_bn(c.split(":", 1)[-1]),
-                                 text=_shorten(units[c].text, _CLAUSE_CHARS), found=c in texts,
+                                 text=shorten(units[c].text, _CLAUSE_CHARS), found=c in texts,
                                  depth=1 if c == tail else depth.get(c, 1), tail=c == tail) for c in listed]
         lead_in = None
         outer = graph.lead_ins(node_id) if graph is not None and node_id in units else []
@@ -557,7 +548,7 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         claim = next((withheld[n] for n in [node_id, *listed] if n in withheld), None)
         out.append(ClosestProvision(
             node_id=node_id, citation=citation_label_bn(node_id.split(":", 1)[-1]),
-            text=_shorten(text, 400), claim_id=claim.claim_id if claim else None,
+            text=shorten(text, 400), claim_id=claim.claim_id if claim else None,
             why_withheld=_withheld_bn(claim.rejection_reason) if claim else None,
             lead_in=lead_in, clauses=clauses,
             clauses_left_out=len(every) - len(listed), weak=weak))

@@ -109,3 +109,14 @@ def display_form(text: str) -> str:
     t = _REPH_REORDERED.sub(f"\u09b0{_HASANTA}\\1\\2", t)
     t = t.replace("\u09a8\u09cd\u09a4\u09cd\u09ae", "\u09a8\u09cd\u09a4")  # legacy "ন্ত্ম" (সন্ত্মান) -> "ন্ত"
     return unicodedata.normalize("NFC", t.replace("\u09f7", "\u0964").replace("\uf02d", "-"))
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` in :func:`display_form`, cut to at most ``limit`` characters at a word boundary, with " …"
+    when cut: a word cut in half («ব …», "employe …") reads as a different word.
+    """
+    text = display_form(text)
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    return (head.rsplit(" ", 1)[0] if " " in head else head) + " …"

@@ -22,7 +22,7 @@ from labourcrew.ledger.gate import Fact
 from labourcrew.ledger.records import ReleaseStatus
 from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS, clean_question
 from labourcrew.statute.ids import citation_label_bn
-from labourcrew.statute.normalize import display_form, to_bangla_digits
+from labourcrew.statute.normalize import display_form, shorten, to_bangla_digits
 from labourcrew.ui.frame import html_text, link
 from labourcrew.viz.charts import fmt_tau
 from labourcrew.viz.run_view import ERROR_HANDLER, PHASES, cited_passages, phase_of, unique_backends
@@ -329,7 +329,7 @@ def _english_card(english: Any, limit: int | None = None) -> None:
         st.caption("এই ধারার ইংরেজি পাঠ পাওয়া যায়নি (no English parallel).")
         return
     flag = "outdated — " if english.outdated else ""
-    text = english.text if limit is None or len(english.text) <= limit else english.text[:limit] + " …"
+    text = english.text if limit is None else shorten(english.text, limit)
     st.markdown(f"<div class='lc-english'><span class='lc-unofficial'>{flag}{html.escape(english.label)}"
                 f"</span><br>{html.escape(text)}</div>", unsafe_allow_html=True)
 

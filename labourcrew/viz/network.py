@@ -27,6 +27,7 @@ from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.records import EvidenceItem, HopTraceEntry
 from labourcrew.statute.ids import citation_label_bn
 from labourcrew.statute.model import ENGLISH_VERSION, EdgeType, Level
+from labourcrew.statute.normalize import shorten
 from labourcrew.viz.style import EDGE_COLOURS, EDGE_LABELS_BN, FONT_FAMILY, MARK_COLOURS
 
 __all__ = [
@@ -95,7 +96,7 @@ def _tooltip(graph: StatuteGraph | None, node_id: str, fallback: str = "") -> tu
     if unit is None:
         return (fallback or node_id)[:_TIP_CHARS], "unknown"
     head = f"{node_id}" + (f" — {unit.title}" if unit.title else "")
-    text = unit.text if len(unit.text) <= _TIP_CHARS else unit.text[:_TIP_CHARS] + " …"
+    text = shorten(unit.text, _TIP_CHARS)
     return f"{head}\n{text}", unit.level.value
 
 

@@ -81,3 +81,20 @@ def test_normalize_is_idempotent_on_any_unicode(s):
     once = normalize(s)
     assert normalize(once) == once
     assert unicodedata.is_normalized("NFC", once)
+
+
+def test_shorten_cuts_real_statute_text_at_a_word_boundary(graph):
+    """One rule for every shortened passage: the opinion's clauses, the Ask page's English parallel and the
+    StatuteGraph tooltips (a new user saw the English of s.27 end «… under the employe …»)."""
+    from labourcrew.statute.normalize import display_form, shorten
+    from labourcrew.viz.network import _TIP_CHARS, _tooltip
+
+    for text in (graph.english["2025:27"].text, graph.units["2025:27(3A)"].text):
+        full = display_form(text)
+        cut = shorten(text, 120)
+        assert cut.endswith(" …") and len(cut) <= 122
+        head = cut.removesuffix(" …")
+        assert full.startswith(head) and full[len(head)] == " "  # the next character is a space: no word cut
+    assert shorten("২৭ ধারা", 100) == "২৭ ধারা"
+    unit = graph.units["2025:27(3A)"]
+    assert _tooltip(graph, unit.node_id)[0].split("\n", 1)[1] == shorten(unit.text, _TIP_CHARS)
