@@ -67,7 +67,7 @@ def render_shortcuts() -> None:
     st.html(shortcut_js(), unsafe_allow_javascript=True)
     keys = " · ".join(f"<kbd>{n}</kbd> {label_name(v)}" for n, v in ((1, "faithful"), (2, "unfaithful"), (3, "unsure")))
     st.markdown(f"<div class='lc-shortcuts'>কি-বোর্ড (keys): {keys} · <kbd>→</kbd> পরের (next) · "
-                "<kbd>←</kbd> আগের (previous)</div>", unsafe_allow_html=True)
+                "<kbd>←</kbd> আগের লেবেল-বাকি (previous still to label; to change a label: ↶ undo)</div>", unsafe_allow_html=True)
 
 
 def protocol_text(readme: Path) -> str:
@@ -218,7 +218,12 @@ def render_item(item: QueueItem, store: LabelStore, annotator: str, labels: list
     st.session_state.setdefault("ann_shown", {}).setdefault(item.key, time.monotonic())
     st.text_input("নোট (ঐচ্ছিক) — কেন? (note, optional)", key=f"ann_note_{item.key}")
     cols = st.columns([1, 1.5, 1.5, 1.5, 1])  # the label buttons wide enough for «✗ 2 · অবিশ্বস্ত (unfaithful)»
-    cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True)
+    # ← walks the claims still to label: a labelled claim has left the queue, so the way back to it is
+    # the undo button (a new user pressed ← to fix a mis-click and got another run's claim).
+    cols[0].button("← আগের", key="lc-key-prev", on_click=_move, args=(-1,), use_container_width=True,
+                   help="আগের লেবেল-বাকি দাবি; লেবেল দেওয়া দাবি সারি থেকে চলে যায় — শেষ লেবেল বদলাতে "
+                        "«↶ শেষ লেবেল ফেরত নিন» চাপুন (the previous claim still to label; a labelled claim leaves "
+                        "the queue: to change your last label, use undo)")
     for col, (value, n) in zip(cols[1:4], (("faithful", 1), ("unfaithful", 2), ("unsure", 3)), strict=True):
         # One neutral type for all three (no colour suggests an answer); the symbol tells them apart.
         col.button(f"{_SYMBOL[value]} {n} · {label_name(value)}", key=_KEY_OF[value], on_click=_save,
