@@ -80,7 +80,7 @@ def render_section(view: SectionView, *, from_run: str | None = None) -> None:
         for note in view.diff.notes_2025:
             st.caption(f"সংশোধনী: {note.note}")
         if view.diff.diff:
-            st.code(view.diff.diff, language="diff")
+            st.code(view.diff.diff, language="diff", wrap_lines=True)  # a changed phrase at the end of a long line stays in view
 
 
 def _esc(text: str) -> str:

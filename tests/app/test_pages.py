@@ -205,6 +205,9 @@ def test_statute_graph_from_a_claim_and_by_bangla_number(app_page, app_env):
     at.text_input(key="sg_query").input("২৭(৩ক)").run()
     _no_problem(at)
     assert at.subheader[0].value.startswith("ধারা ২৭")
+    # the 2018 -> 2025 diff wraps: a new user saw the changed words of a long line cut off at the right
+    diffs = [c for c in at.code if c.language == "diff"]
+    assert diffs and all(c.proto.wrap_lines for c in diffs)
     at.text_input(key="sg_query").input("৯৯৯").run()
     assert not at.exception and at.error and "যা করবেন" in at.error[0].value
 
