@@ -348,6 +348,9 @@ def _qualifiers(accepted: Sequence[GatedClaim], graph: StatuteGraph | None, fact
     return out
 
 
+_SPACING = re.compile(r"[\s,;:।৷\-–—]+")
+
+
 def _word_changes(old: str, new: str) -> list[tuple[str, str]]:
     a, b = display_form(old).split(), display_form(new).split()
     na, nb = [normalize(x) for x in a], [normalize(x) for x in b]
@@ -359,6 +362,8 @@ def _word_changes(old: str, new: str) -> list[tuple[str, str]]:
         if (i2 - i1) == (j2 - j1) == 1 and difflib.SequenceMatcher(None, na[i1], nb[j1]).ratio() >= 0.75 \
                 and not re.search(r"[0-9০-৯]", before + after):
             continue  # a spelling/glyph variant of the same word, not a change of the law
+        if _SPACING.sub("", normalize(before)) == _SPACING.sub("", normalize(after)):
+            continue  # only spacing or punctuation moved («যে ক্ষেত্রে» -> «যেক্ষেত্রে», 27(4)'s lead-in)
         out.append((before, after))
     out.sort(key=lambda ba: 0 if re.search(r"[0-9০-৯]|" + _NUM_WORDS, ba[0] + ba[1]) else 1)
     return out
@@ -409,12 +414,29 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None, *,
                                                f"the {'quoted' if quoted else 'listed'} words did not."))
             continue
         shown = [(b.strip("[]").strip(), a.strip("[]").strip()) for b, a in changes[:2]]
-        bn = "; ".join(f"আগে (২০১৮) ছিল «{b or '—'}», এখন (২০২৫) «{a or '— (বাদ দেওয়া হয়েছে)'}»" for b, a in shown)
-        en = "; ".join(f"2018: '{b or '-'}', 2025: '{a or '(removed)'}'" for b, a in shown)
+        bn = "; ".join(_change_bn(b, a) for b, a in shown)
+        en = "; ".join(_change_en(b, a) for b, a in shown)
         out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended", before=shown[0][0],
                                    after=shown[0][1], text_bn=f"২০২৫ সালে সংশোধিত ({citation_label_bn(label)}): {bn}।",
                                    text_en=f"Amended in 2025 ({label}): {en}."))
     return out
+
+
+def _change_bn(before: str, after: str) -> str:
+    # words only added (or only removed) in 2025 say so: «আগে ছিল «—»» read as if the law had said "—"
+    if not before:
+        return f"২০২৫ সালে যুক্ত হয়েছে «{after}»"
+    if not after:
+        return f"২০১৮ সালের «{before}» ২০২৫ সালে বাদ দেওয়া হয়েছে"
+    return f"আগে (২০১৮) ছিল «{before}», এখন (২০২৫) «{after}»"
+
+
+def _change_en(before: str, after: str) -> str:
+    if not before:
+        return f"added in 2025: '{after}'"
+    if not after:
+        return f"2018's '{before}' removed in 2025"
+    return f"2018: '{before}', 2025: '{after}'"
 
 
 LEAD_IN_LIST_MAX = 8

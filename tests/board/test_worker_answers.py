@@ -97,6 +97,19 @@ def test_amendment_note_for_46(graph):
         assert n.before == quoted[sec].before and n.after == quoted[sec].after
 
 
+def test_amendment_notes_say_added_words_as_added_and_skip_respacing(graph):
+    """204(2) gained «বা ট্রেড ইউনিয়ন» in 2025: the note says it was added (a new user read «আগে (২০১৮) ছিল «—»»
+    as if the law had said "—"); 27(4)'s lead-in only re-spaced «যে ক্ষেত্রে» -> «যেক্ষেত্রে», which is no change
+    of the law, while its clause (b)'s new band is."""
+    [added] = amendment_changes(["2025:204(2)"], graph)
+    assert "যুক্ত হয়েছে «বা ট্রেড ইউনিয়ন»" in added.text_bn and "«—»" not in added.text_bn
+    assert "added in 2025: 'বা ট্রেড ইউনিয়ন'" in added.text_en and added.before == ""
+    [lead_in] = amendment_changes(["2025:27(4)"], graph)
+    assert "অন্য অংশ" in lead_in.text_bn and "যেক্ষেত্রে" not in lead_in.text_bn
+    [band] = amendment_changes(["2025:27(4)(b)"], graph)
+    assert "১৫ (পনের)" in band.text_bn and "ত্রিশ" in band.text_bn
+
+
 def test_an_undecided_answer_says_the_facts_the_user_gave(make_board, offline):
     """A trial: `ask "ক্যাজুয়াল ছুটি কত দিন?" --fact establishment=tea_garden` never mentioned the fact when
     nothing was released (the shipped record, τ = ∞); the closest provisions list 115's tea-garden proviso
