@@ -294,6 +294,9 @@ def _closest(result: AskResult, graph: StatuteGraph | None = None, *, show_engli
     # Under τ = ∞ every quote is withheld for the same reason, said once above: not under each one.
     fails_closed = result.gate_mode == "calibrated" and math.isinf(result.tau)
     english_done: set[str] = set()
+    # Each amendment note right under the first listed provision of its section (a new user saw 27's note
+    # under 26(2), the last entry); notes of sections not listed follow the list.
+    notes_left = list(o.amendments)
     for c in o.closest:
         why = (f"<br><small>কেন প্রকাশ করা হয়নি (why withheld): {html.escape(c.why_withheld)}</small>"
                if c.why_withheld and not fails_closed else "")
@@ -308,10 +311,15 @@ def _closest(result: AskResult, graph: StatuteGraph | None = None, *, show_engli
                     f"{html.escape(c.citation)} · যাচাই করা হয়নি{' · দুর্বল মিল (weak match)' if c.weak else ''}</span><br>"
                     f"{lead}«{html.escape(c.text)}»{clauses}{why}</div>",
                     unsafe_allow_html=True)
+        section = graph.units[c.node_id].section if graph is not None and c.node_id in graph.units else None
+        mine = [a for a in notes_left if a.node_id == c.node_id or (section is not None and a.section == section)]
+        if mine:
+            notes_left = [a for a in notes_left if a not in mine]
+            st.markdown("".join(_amendment_html(a) for a in mine), unsafe_allow_html=True)
         if show_english and graph is not None and c.node_id in graph.units:
             _closest_english(graph, c.node_id, english_done)
-    if o.amendments:
-        st.markdown("".join(_amendment_html(a) for a in o.amendments), unsafe_allow_html=True)
+    if notes_left:
+        st.markdown("".join(_amendment_html(a) for a in notes_left), unsafe_allow_html=True)
 
 
 def _closest_english(graph: StatuteGraph, node_id: str, done: set[str]) -> None:

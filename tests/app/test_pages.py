@@ -113,6 +113,23 @@ def test_an_undecided_answer_lists_a_lead_in_with_its_clauses_and_its_english(ap
     assert english and "unofficial translation" in english[0] and "notice" in " ".join(english).lower()
 
 
+def test_an_amendment_note_sits_under_its_section_in_the_closest_provisions(app_page, app_env, tmp_path, monkeypatch):
+    """A new user saw the note on section 27 («ধারা ২৭-এর অন্য অংশ ২০২৫ সালে বদলেছে») under 26(2), the last
+    provision listed: each note now follows the first listed provision of its section."""
+    import re
+
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(tmp_path / "none.json"))  # no record: τ = ∞
+    at = _ask_unsaved(app_page, app_env, "একজন স্থায়ী শ্রমিক চাকরি ছাড়তে চাইলে কত দিনের নোটিশ দিতে হবে?")
+    blocks = [m.value for m in at.markdown if "lc-closest" in m.value or "lc-amendment" in m.value]
+    notes = [i for i, b in enumerate(blocks) if "lc-amendment" in b]
+    sections = {re.search(r"ধারা ([০-৯]+[^\s(:;।-]*)", blocks[i]).group(1) for i in notes}
+    assert notes and "২৭" in sections
+    for i in notes:
+        section = re.search(r"ধারা ([০-৯]+[^\s(:;।-]*)", blocks[i]).group(1)
+        before = [b for b in blocks[:i] if "lc-closest" in b]
+        assert before and re.search(rf"ধারা {section}[\s(·]", before[-1]), (section, before[-1][:200])
+
+
 @pytest.mark.parametrize("for_this_system", [True, False])
 def test_the_fail_closed_badge_says_plainly_why(app_page, app_env, tmp_path, monkeypatch, for_this_system):
     # The badge hedged "... or the calibration is not for this system" even when the record was for it.
