@@ -16,6 +16,7 @@ from labourcrew.viz.evaluation import (
     GATE_ONLY_METRICS,
     METRIC_LABELS,
     OVERALL,
+    RDI_KEYS,
     EvalResults,
     config_comparison_figure,
     metric_by_category_figure,
@@ -100,9 +101,6 @@ def stale_note(info: dict[str, str], record_created: str | None) -> str | None:
     return (f"এই ফলাফল বর্তমান ক্যালিব্রেশন রেকর্ডের ({record_created[:16]}) আগে তৈরি ({made[:16]}): সংখ্যাগুলো আগের "
             f"ব্যবস্থার হতে পারে — these results predate the current calibration record and may be another system's; "
             f"re-run `python -m labourcrew eval --suite paper --split report`.")
-
-
-RDI_KEYS = ("risk_direction_index", "rdi")
 
 
 def rdi_note(results: EvalResults, configs: list[str]) -> str:

@@ -272,15 +272,24 @@ def status_share_figure(results: EvalResults, config: str) -> go.Figure:
     return fig
 
 
+RDI_KEYS = ("risk_direction_index", "rdi")
+"""Names of the Risk Direction Index in results files: computed over every audited claim, released or not."""
+
+
 def config_comparison_figure(results: EvalResults, metrics: Sequence[str],
                              configs: Sequence[str] | None = None) -> go.Figure:
-    """Overall value of several metrics side by side per configuration (baselines, ablations)."""
+    """Overall value of several metrics side by side per configuration (baselines, ablations). A
+    configuration that released nothing gets no Risk Direction Index bar: it is not a result there (a demo
+    audience saw 'full' with one bar, RDI 1.0, and nothing else).
+    """
     fig = go.Figure()
     overall = {r.config: r for r in results.rows if r.category == OVERALL}
     for metric in metrics:
         xs, ys = [], []
         for cfg in configs or results.configs:
             v = overall[cfg].value(metric) if cfg in overall else math.nan
+            if metric in RDI_KEYS and cfg in overall and overall[cfg].released_nothing:
+                v = math.nan
             xs.append(cfg)
             ys.append(None if math.isnan(v) else v)
         fig.add_trace(go.Bar(name=_label(metric), x=xs, y=ys))

@@ -801,6 +801,11 @@ def test_evaluation_shows_gate_verified_precision_as_not_applicable_without_a_ga
         == [None, 1.0]
     by_cat = metric_by_category_figure(results, "gate_verified_citation_precision", configs)
     assert all(y is None for y in by_cat.data[0].y) and by_cat.data[1].y[-1] == 1.0
+    # a configuration that released nothing (full at τ = ∞) gets no Risk Direction Index bar; one that released does
+    rdi = config_comparison_figure(results, ["risk_direction_index"], ["full", "gate_categorical"]).data[0].y
+    overall = {r.config: r for r in results.rows if r.category == "overall"}
+    assert overall["full"].released_nothing and not math.isnan(overall["full"].metrics["risk_direction_index"])
+    assert list(rdi) == [None, overall["gate_categorical"].metrics["risk_direction_index"]]
 
 
 def test_annotate_label_buttons_share_one_neutral_type_and_differ_by_symbol(app_page, app_env, tmp_path, monkeypatch):
