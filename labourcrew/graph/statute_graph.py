@@ -306,6 +306,28 @@ class StatuteGraph(BaseModel):
             return None
         return self.units.get(f"{u.version}:{u.section}")
 
+    def english_counterpart(self, node_id: str) -> str | None:
+        """Node id of the unofficial English unit that translates ``node_id``, or None.
+
+        The unit of the same label in ``en-2018`` when it exists and has text (``2025:27(3A)`` ->
+        ``en-2018:27(3A)``; both parsers use the Act's ASCII labels), else the English section aligned
+        to the unit's section (:attr:`english`, section-level), else None (a chapter, or a section the
+        2018 translation lacks). An English unit is its own counterpart. Outdated parallels (the 2025
+        text differs) are returned too: the caller reads them as evidence of topic, not of the law.
+
+        Raises:
+            InputError: unknown node id (see :meth:`get`).
+        """
+        u = self.get(node_id)
+        if u.version == ENGLISH_VERSION:
+            return node_id
+        same = self.units.get(f"{ENGLISH_VERSION}:{u.label}")
+        if same is not None and same.text and not same.omitted:
+            return same.node_id
+        sec = self.section_of(node_id)
+        par = self.english.get(sec.node_id) if sec is not None else None
+        return par.node_id if par is not None else None
+
     def stats(self, version: str) -> dict:
         """Counts for ``statute stats`` (issue contract)."""
         units = self.version_units(version)

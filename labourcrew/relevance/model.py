@@ -177,24 +177,33 @@ class RelevanceScorer:
         """Identifies the model in run records."""
         return f"lightgbm:{self.model.sha256[:12]}"
 
-    def _vectors(self, items: Sequence[EvidenceItem]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def _vectors(self, items: Sequence[EvidenceItem]) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """Passage vectors of the items' context texts, their sections' and their English counterparts'
+        (a NaN row where a unit has none). All three are the index's own passages, so the committed embedding
+        cache serves them (the English ones are the ``en-2018`` index's units).
+        """
         if self.encoder is None or not items:
-            return None, None
+            return None, None, None
         texts = [self.graph.context_text(i.node_id) for i in items]
         secs = [self.graph.section_of(i.node_id) for i in items]
         titles = [self.graph.context_text(s.node_id) if s is not None else t for s, t in zip(secs, texts)]
+        en_ids = [self.graph.english_counterpart(i.node_id) for i in items]
+        english = np.full((len(items), int(self.encoder.dim)), np.nan)
+        have = [k for k, e in enumerate(en_ids) if e is not None]
+        if have:
+            english[have] = self.encoder.encode_passages([self.graph.context_text(en_ids[k]) for k in have])
         return (np.asarray(self.encoder.encode_passages(texts), dtype=np.float64),
-                np.asarray(self.encoder.encode_passages(titles), dtype=np.float64))
+                np.asarray(self.encoder.encode_passages(titles), dtype=np.float64), english)
 
     def features(self, question: str, items: Sequence[EvidenceItem], version: str) -> np.ndarray:
         """The feature matrix of ``items`` for ``question`` (see :func:`featurize`)."""
-        qv = None
+        qv = raw = None
         if self.encoder is not None:
-            qv = np.asarray(self.encoder.encode_queries([question])[0], dtype=np.float64)
+            qv = raw = np.asarray(self.encoder.encode_queries([question])[0], dtype=np.float64)
             if self.adapter is not None:
                 qv = self.adapter.apply(qv, version)
-        uv, tv = self._vectors(items)
-        return featurize(question_context(question, self.thesaurus, qv), items, self.graph, version, uv, tv)
+        uv, tv, ev = self._vectors(items)
+        return featurize(question_context(question, self.thesaurus, qv, raw), items, self.graph, version, uv, tv, ev)
 
     def score(self, question: str, items: Sequence[EvidenceItem], version: str) -> list[float]:
         """P(governs) for each item, same order."""

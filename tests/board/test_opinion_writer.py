@@ -293,11 +293,12 @@ def test_closest_provisions_when_no_unit_clears_the_floor_list_the_nearest_marke
     listed = closest_provisions(gate, low, floor=0.07, graph=graph)
     assert [p.node_id for p in listed] == ["2025:123(3)", "2025:123(1)", "2025:132(3)"]
     assert all(p.weak for p in listed) and "«" not in WEAK_CLOSEST[0]
-    # One unit above the floor: only it is listed (the floor still filters); weak while no counsel quoted
-    # anything (an income-tax question listed 245 and 224(1) unmarked), not once a claim quoted a unit.
+    # One unit above the floor while no counsel quoted anything (an income-tax question listed 245 and 224(1)
+    # unmarked): still weak, and the nearest units are listed, not that one alone (the complaint above once
+    # listed only 123(3), "wages are paid on a working day"); once a claim quoted a unit the floor filters.
     mixed = EvidencePack(items=[item("2025:123(3)", 0.05), item("2025:123(1)", 0.30)])
     listed = closest_provisions(gate, mixed, floor=0.07, graph=graph)
-    assert [(p.node_id, p.weak) for p in listed] == [("2025:123(1)", True)]
+    assert [(p.node_id, p.weak) for p in listed] == [("2025:123(3)", True), ("2025:123(1)", True)]
     quoted = GateResult.model_construct(claims=[GatedClaim.model_construct(
         claim_id="w1", accepted=False, trust_score=0.4, evidence=[], rejection_reason="τ = ∞")])
     listed = closest_provisions(quoted, mixed, floor=0.07, graph=graph)

@@ -47,14 +47,10 @@ def test_answers_cite_the_expected_sections(calibrated_board, question: str, exp
     [
         "ধারা ৪০০ অনুযায়ী অবসরপ্রাপ্ত শ্রমিকের মাসিক পেনশনের পরিমাণ কত?",
         "আয়কর রিটার্ন জমা দেওয়ার শেষ তারিখ কবে?",
-        # A known miss again: 94(8) (sports and recreation facilities for workers) is the only unit that
-        # matches "খেলা", so the relevance model rates it 0.49 and the trust score's context map, which
-        # reads a unit against its question's other candidates, 0.66 (nothing rivals it): a 0.78 claim,
-        # above this fixture's made-up τ = 0.70 (0.70 with the Platt map; the binary model's claim scored
-        # 0.75). The shipped record (τ = ∞) releases nothing; a calibrated τ is fitted on labelled claims
-        # that include off-topic questions.
-        pytest.param("ক্রিকেট খেলার নিয়ম কী?", marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-            "94(8) recreation facilities dominate an off-topic question's candidates (context map 0.66)"))),
+        # Once a known miss: 94(8) (sports and recreation facilities for workers) is the only unit that
+        # matches "খেলা"; the relevance model rated it 0.49 and the context map 0.66, a 0.78 claim above this
+        # fixture's made-up τ = 0.70. With the English-parallel features it stays below τ.
+        "ক্রিকেট খেলার নিয়ম কী?",
     ],
 )
 def test_nonexistent_section_or_outside_the_act_is_undecided_without_citations(calibrated_board, question: str) -> None:
@@ -180,4 +176,9 @@ def test_a_complaint_without_a_question_lists_the_nearest_provisions(calibrated_
     assert any(c.node_id.startswith(("2025:123", "2025:132", "2025:121")) for c in r.opinion.closest)
     floor = e2e_settings.offline.relevance_floor
     cleared = any(i.relevance is not None and i.relevance >= floor for i in r.evidence_pack.items)
-    assert all(c.weak != cleared for c in r.opinion.closest)
+    # weak when nothing clears the quoting floor or no counsel quoted anything; then the nearest units are
+    # listed whatever their rating, up to the limit (one unit clearing the floor was once listed alone)
+    weak = not cleared or not r.claims
+    assert all(c.weak == weak for c in r.opinion.closest)
+    if weak:
+        assert len(r.opinion.closest) >= 2

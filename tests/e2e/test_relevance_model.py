@@ -64,7 +64,12 @@ def test_relative_features_compare_a_candidate_with_the_question_s_others(e2e_se
     assert len(cands) > 10
     for f in RELATIVE:
         v, rank = x[:, col[f]], x[:, col[f"{f}_rank"]]
-        assert not any(map(math.isnan, v)), f  # every candidate has every base value here
+        if f.startswith("en_"):  # a unit the 2018 translation lacks has no English value: it ranks last
+            missing = np.isnan(v)
+            assert np.all(rank[missing] > np.max(rank[~missing], initial=-1.0)), f
+            v = np.where(missing, -9.0, v)
+        else:
+            assert not any(map(math.isnan, v)), f  # every candidate has every base value here
         assert rank[int(np.argmax(v))] == 0.0, f  # the best candidate (first of ties) ranks first
         order = np.argsort(rank, kind="stable")
         assert np.all(np.diff(v[order]) <= 1e-12), f  # rank follows the value
@@ -130,7 +135,9 @@ def test_a_re_entry_is_scored_among_the_question_s_own_candidates(e2e_settings, 
     q = "লে-অফ হওয়া কোন শ্রমিক ক্ষতিপূরণ পাওয়ার যোগ্য, আর বদলি শ্রমিকের ক্ষেত্রে ব্যতিক্রম কী?"
     cands = pipeline.candidates(q, "2025")
     first = {r.node_id: r for r in reranker.rerank(q, cands, "2025")}
-    low = sorted(first.values(), key=lambda r: r.relevance)[len(first) // 3]  # a unit rated low in round 1
+    # a unit rated low in round 1 that has sub-units (so that the re-entry brings units round 1 lacked)
+    parents = [r for r in first.values() if pipeline.graph.units[r.node_id].children]
+    low = sorted(parents, key=lambda r: r.relevance)[len(parents) // 3]
     pack = pipeline.retrieve_request(PlannerRequest(seeds=[low.node_id], hop_budget=0), "2025", question=q)
     got = {i.node_id: i for i in pack.items}
     assert low.node_id in got
@@ -142,3 +149,23 @@ def test_a_re_entry_is_scored_among_the_question_s_own_candidates(e2e_settings, 
     # scored in the re-entry's own list the same unit looks better (what the context prevents)
     alone = {r.node_id: r for r in reranker.rerank(q, list(pack.items), "2025")}
     assert alone[low.node_id].relevance > low.relevance
+
+
+def test_english_parallel_features_match_an_english_or_banglish_question_to_its_section(pipeline, reranker, graph):
+    """An English or romanised question shares its words with the unofficial English text, not with the Bangla:
+    the en_* features read the candidate's English counterpart (casual leave: s.115)."""
+    from labourcrew.relevance.features import FEATURES
+
+    col = {f: k for k, f in enumerate(FEATURES)}
+    for q in ("How many days of casual leave can a worker take in a year?",
+              "casual leave bochore koy din pawa jay? full wages e?"):
+        cands = pipeline.candidates(q, "2025")
+        x = reranker.features(q, cands, "2025")
+        ids = [c.node_id for c in cands]
+        assert "2025:115" in ids, q
+        k = ids.index("2025:115")
+        assert x[k, col["en_idf_share"]] > 0.2, q  # "casual", "leave" are words of the English s.115
+        top4 = math.log1p(3)  # *_rank columns hold log1p of the rank among the candidates
+        assert x[k, col["en_cos_rank"]] <= top4 and x[k, col["en_idf_share_rank"]] <= top4, q
+        # the Bangla text of 115 shares no Latin-script word with the question: the English side carries it
+        assert x[k, col["en_idf_share"]] > x[k, col["idf_share"]], q

