@@ -40,6 +40,7 @@ from labourcrew.ledger.records import ClaimCategory, Direction, Verdict
 from labourcrew.statute.normalize import normalize
 
 __all__ = [
+    "asked_units",
     "NUMBER_WORDS",
     "UNITS",
     "TEMPORAL_UNITS",
@@ -232,6 +233,40 @@ def _scan(text: str) -> tuple[set[float], set[tuple[float, str]]]:
                 quantities.add((value, unit))
         i += 1
     return numbers, quantities
+
+
+# Words that ask for an amount, and romanised unit words a question may use after them ("koto din").
+_ASK_AMOUNT = tuple(sorted({_n(w) for w in ("কত", "কতো", "কয়", "কয়", "koto", "koy", "koyek", "kotodin")}, key=len,
+                           reverse=True))
+_ROMAN_UNITS = {"din": "day", "diner": "day", "mash": "month", "mas": "month", "bochor": "year", "bosor": "year",
+                "bochhor": "year", "ghonta": "hour", "ghanta": "hour", "taka": "taka", "days": "day", "months": "month",
+                "years": "year", "hours": "hour", "weeks": "week", "saptah": "week"}
+
+
+def asked_units(question: str) -> set[str]:
+    """Canonical units (:data:`UNITS`) the question asks an amount in: the unit word right after «কত» /
+    «কয়» / "how many" ("কত দিনের", "koto din", "how many days"), or fused with it ("কয়দিন", "কতদিন").
+
+    Empty when the question names no unit ("কত হারে", "how long"). The short answer must be in an asked
+    unit: "মাতৃত্বকালীন ছুটি কয়দিন?" is not answered by 46(1)'s proviso «ছয় মাস» (the service it needs).
+    """
+    words = _WORD.findall(_n(question))
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        unit = None
+        nxt = i + 1
+        if w in ("many", "much") and i > 0 and words[i - 1] == "how":
+            unit = _unit_at(words, nxt) or _ROMAN_UNITS.get(words[nxt] if nxt < len(words) else "")
+        elif w in _ASK_AMOUNT:
+            unit = _unit_at(words, nxt) or _ROMAN_UNITS.get(words[nxt] if nxt < len(words) else "")
+        else:
+            head = next((a for a in _ASK_AMOUNT if w.startswith(a) and len(w) > len(a)), None)
+            if head is not None:
+                rest = w[len(head):]
+                unit = _unit_at([rest], 0) or _ROMAN_UNITS.get(rest)
+        if unit:
+            out.add(unit)
+    return out
 
 
 def numbers_in(text: str) -> set[float]:

@@ -270,7 +270,8 @@ def direct_answer(
     ``establishment=tea_garden``), marked unverified unless a released claim quotes it. Returns None
     when the question does not ask for an amount or no quote states exactly one (46(1) states 60 days
     before and 60 after a birth: no single phrase answers "how many days"): we never phrase the law
-    ourselves.
+    ourselves. A phrase in another unit than the one asked ("কয়দিন" answered in months) is no answer
+    (:func:`~labourcrew.audit.skeptic.asked_units`).
     """
     from labourcrew.gate.clarify import band_for, known_facts, ruled_out, service_bands
 
@@ -311,13 +312,23 @@ def direct_answer(
                                         verified=ok)
     if not _ASKS_AMOUNT.search(question.lower()):
         return None
+    from labourcrew.audit.skeptic import asked_units, quantities_in
+
+    # Asked in days, answered in days: a trial's "মাতৃত্বকালীন ছুটি কয়দিন পাবো?" got «ছয় মাস», 46(1)'s
+    # proviso on the service the benefit needs, as the short answer (working days count as days).
+    asked = {"day" if u == "working_day" else u for u in asked_units(question)}
+
+    def in_asked_unit(phrase: str) -> bool:
+        units = {"day" if u == "working_day" else u for _, u in quantities_in(phrase)}
+        return not asked or not units or bool(units & asked)
+
     for claim in accepted:
         for ev in claim.evidence:
             quote = ev.matched_text or ev.span
             # A quote that states two amounts (46(1): 60 days before the birth *and* 60 after) has no
             # one-phrase answer: «৬০ দিন» alone would read as the whole entitlement. The quote is shown.
             phrases = [m.group(0).strip() for m in _PHRASE.finditer(quote)]
-            if len(phrases) == 1:
+            if len(phrases) == 1 and in_asked_unit(phrases[0]):
                 phrase = phrases[0]
                 cite = citation_label_bn(ev.node_id.split(":", 1)[-1])
                 return DirectAnswer(text_bn=_direct_line(phrase, cite, True), phrase=phrase, quote=quote,

@@ -253,6 +253,12 @@ def test_a_quote_stating_two_amounts_gets_no_one_phrase_short_answer(graph: Stat
     assert direct_answer([claim("2025:46(1)")], "মাতৃত্বকালীন ছুটি কত দিন?") is None
     resign = direct_answer([claim("2025:27(1)")], "চাকরি ছাড়তে কত দিনের নোটিশ দিতে হবে?")
     assert resign is not None and resign.phrase == "ষাট দিনের"
+    # asked in days, the proviso's «ছয় মাস» (the service the benefit needs) is no answer; asked in months it is
+    proviso = graph.find_section("2025", "46(1).proviso1").node_id
+    assert direct_answer([claim(proviso)], "আমি ৬ মাস হলো চাকরি করি, মাতৃত্বকালীন ছুটি কয়দিন পাবো?") is None
+    assert direct_answer([claim(proviso)], "maternity leave koto din?") is None
+    months = direct_answer([claim(proviso)], "কত মাস চাকরি করলে মাতৃত্বকালীন সুবিধা পাওয়া যায়?")
+    assert months is not None and "মাস" in months.phrase
 
 
 def test_units_the_question_names_are_listed_whatever_the_model_rates_them(graph: StatuteGraph):
