@@ -71,6 +71,7 @@ __all__ = [
     "check_opinion",
     "write_opinion",
     "fallback_opinion",
+    "withheld_reason_bn",
 ]
 
 logger = logging.getLogger(__name__)
@@ -585,14 +586,15 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
         out.append(ClosestProvision(
             node_id=node_id, citation=citation_label_bn(node_id.split(":", 1)[-1]),
             text=shorten(text, 400), claim_id=claim.claim_id if claim else None,
-            why_withheld=_withheld_bn(claim.rejection_reason) if claim else None,
+            why_withheld=withheld_reason_bn(claim.rejection_reason) if claim else None,
             lead_in=lead_in, clauses=clauses,
             clauses_left_out=len(every) - len(listed), weak=weak))
     by_id = {c.node_id: c for c in out}
     return [by_id[n] for n in rules_first(by_id)]
 
 
-def _withheld_bn(reason: str | None) -> str | None:
+def withheld_reason_bn(reason: str | None) -> str | None:
+    """Why a claim was withheld, Bangla first, the gate's English reason after it (None for no reason)."""
     if not reason:
         return None
     m = re.match(r"trust score ([0-9.]+) < τ (\S+)", reason)

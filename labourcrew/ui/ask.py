@@ -17,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from labourcrew.gate.clarify import parse_facts
+from labourcrew.gate.opinion_writer import withheld_reason_bn
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import Fact
 from labourcrew.ledger.records import ReleaseStatus
 from labourcrew.retrieval.pipeline import MAX_QUESTION_CHARS, clean_question
 from labourcrew.statute.ids import citation_label_bn
+from labourcrew.statute.model import ENGLISH_VERSION
 from labourcrew.statute.normalize import display_form, shorten, to_bangla_digits
 from labourcrew.ui.frame import html_text, link
 from labourcrew.viz.charts import fmt_tau
-from labourcrew.viz.run_view import ERROR_HANDLER, PHASES, cited_passages, phase_of, unique_backends
+from labourcrew.viz.run_view import ERROR_HANDLER, PHASES, SIDE_TITLES, cited_passages, phase_of, unique_backends
 from labourcrew.viz.statute import VERSION_NAMES, version_notice
 from labourcrew.viz.style import STATUS_STYLE
 
@@ -372,7 +374,9 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
     _opinion(result)
     _clarify(result)
     # Before the closest provisions: on an UNDECIDED answer the toggle shows their sections in English.
-    show_en = st.toggle("English parallel — unofficial translation (amended to 2018)", key="ask_english")
+    # An answer on the English version already quotes the English text: no parallel to toggle.
+    show_en = result.statute_version != ENGLISH_VERSION and st.toggle(
+        "English parallel — unofficial translation (amended to 2018)", key="ask_english")
     _closest(result, graph, show_english=show_en)
     passages = cited_passages(result, graph)
     if passages:
@@ -386,8 +390,9 @@ def render_answer(result: AskResult, graph: StatuteGraph) -> None:
                 cites = ", ".join(citation_label_bn(e.node_id.split(":", 1)[-1]) for e in c.evidence) or "—"
                 quote = " … ".join(display_form(e.matched_text or e.span) for e in c.evidence)
                 st.markdown(f"<p class='lc-withheld'><b>{html_text(cites)}</b> — «{html_text(quote)}»<br>"
-                            f"<small>{c.claim_id} ({c.side.value}) · যাচাই করা হয়নি (not verified): "
-                            f"{html_text(c.rejection_reason or '')}</small></p>", unsafe_allow_html=True)
+                            f"<small>{html_text(SIDE_TITLES.get(c.side.value, c.side.value))} · {c.claim_id} · "
+                            f"যাচাই করা হয়নি (not verified): {html_text(withheld_reason_bn(c.rejection_reason) or '')}"
+                            f"</small></p>", unsafe_allow_html=True)
     link("pages/1_Run_inspector.py", "এই রানের বিস্তারিত নিরীক্ষা (Run inspector) →", {"run": result.run_id})
     st.caption("এটি আইনি পরামর্শ নয়। নিজের ক্ষেত্রে সিদ্ধান্তের আগে একজন আইনজীবী বা শ্রম আদালতের সহায়তা নিন। (Not legal advice.)")
 

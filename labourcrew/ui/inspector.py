@@ -26,6 +26,7 @@ from labourcrew.viz.charts import (
 )
 from labourcrew.viz.network import LEGEND_PX, hop_trace_neighbourhood, network_html
 from labourcrew.viz.run_view import (
+    SIDE_TITLES,
     cited_passages,
     claims_by_side,
     run_marks,
@@ -37,8 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["requested_run", "render_run", "calibration_for"]
 
-_SIDES = (("worker", "শ্রমিক পক্ষ · Worker"), ("employer", "মালিক পক্ষ · Employer"),
-          ("interpreter", "ব্যাখ্যাকারী · Interpreter"))
+_SIDES = tuple(SIDE_TITLES.items())
 
 
 def requested_run() -> str | None:

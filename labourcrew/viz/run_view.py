@@ -22,7 +22,12 @@ if TYPE_CHECKING:
     from labourcrew.ledger.run import AskResult
 
 __all__ = ["Passage", "Marks", "cited_passages", "run_marks", "claims_by_side", "unique_backends", "PHASES",
-           "phase_of", "ERROR_HANDLER"]
+           "phase_of", "ERROR_HANDLER", "SIDE_TITLES"]
+
+SIDE_TITLES: dict[str, str] = {"worker": "শ্রমিক পক্ষ · Worker", "employer": "মালিক পক্ষ · Employer",
+                               "interpreter": "ব্যাখ্যাকারী · Interpreter"}
+"""Board side (``Side`` value) -> its display title, Bangla first: the Run inspector's columns, the Ask page's
+withheld claims (a new user read «e1 (employer)»)."""
 
 
 class Passage(BaseModel):

@@ -113,6 +113,28 @@ def test_an_undecided_answer_lists_a_lead_in_with_its_clauses_and_its_english(ap
     assert english and "unofficial translation" in english[0] and "notice" in " ".join(english).lower()
 
 
+def test_withheld_claims_name_their_side_in_bangla_and_the_english_version_has_no_english_toggle(
+        app_page, app_env, tmp_path, monkeypatch):
+    """A new user read «e1 (employer) · … τ = ∞: the Trust Gate fails closed» under withheld claims, and an
+    answer on the English version still offered an 'English parallel' toggle."""
+    monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(tmp_path / "none.json"))  # no record: τ = ∞
+    at = _ask_unsaved(app_page, app_env, "নৈমিত্তিক ছুটি বছরে কত দিন?")
+    withheld = [m.value for m in at.markdown if "lc-withheld" in m.value]
+    assert withheld and all(("শ্রমিক পক্ষ" in w or "মালিক পক্ষ" in w or "ব্যাখ্যাকারী" in w) for w in withheld)
+    assert all("যাচাই-ধাপ কোনো উদ্ধৃতি প্রকাশ করে না" in w for w in withheld)
+    assert at.toggle(key="ask_english") is not None
+    before = set(app_env.runs.rglob("*.json"))
+    at = app_page("app.py").run()
+    at.selectbox(key="ask_version").set_value("en-2018").run()
+    at.text_area(key="ask_q").input("How many days of casual leave does a worker get in a year?")
+    at.button(key="ask_submit").click().run()
+    for path in set(app_env.runs.rglob("*.json")) - before:
+        path.unlink()
+    _no_problem(at)
+    assert "UNDECIDED" in next(m.value for m in at.markdown if "lc-badge" in m.value)
+    assert not [t for t in at.toggle if t.key == "ask_english"]
+
+
 def test_an_amendment_note_sits_under_its_section_in_the_closest_provisions(app_page, app_env, tmp_path, monkeypatch):
     """A new user saw the note on section 27 («ধারা ২৭-এর অন্য অংশ ২০২৫ সালে বদলেছে») under 26(2), the last
     provision listed: each note now follows the first listed provision of its section."""
