@@ -235,12 +235,15 @@ def _scan(text: str) -> tuple[set[float], set[tuple[float, str]]]:
     return numbers, quantities
 
 
-# Words that ask for an amount, and romanised unit words a question may use after them ("koto din").
-_ASK_AMOUNT = tuple(sorted({_n(w) for w in ("কত", "কতো", "কয়", "কয়", "koto", "koy", "koyek", "kotodin")}, key=len,
-                           reverse=True))
+# Words that ask for an amount, and romanised unit words a question may use after them ("koto din"); English
+# unit words ("days", "hours") are in UNITS already (prefix match).
+_ASK_AMOUNT = tuple(sorted({_n(w) for w in ("কত", "কতো", "কয়", "koto", "koy", "koyek")}, key=len, reverse=True))
 _ROMAN_UNITS = {"din": "day", "diner": "day", "mash": "month", "mas": "month", "bochor": "year", "bosor": "year",
-                "bochhor": "year", "ghonta": "hour", "ghanta": "hour", "taka": "taka", "days": "day", "months": "month",
-                "years": "year", "hours": "hour", "weeks": "week", "saptah": "week"}
+                "bochhor": "year", "ghonta": "hour", "ghanta": "hour", "taka": "taka", "saptah": "week"}
+
+
+def _unit_word(word: str) -> str | None:
+    return _unit_at([word], 0) or _ROMAN_UNITS.get(word)
 
 
 def asked_units(question: str) -> set[str]:
@@ -253,17 +256,11 @@ def asked_units(question: str) -> set[str]:
     words = _WORD.findall(_n(question))
     out: set[str] = set()
     for i, w in enumerate(words):
-        unit = None
-        nxt = i + 1
-        if w in ("many", "much") and i > 0 and words[i - 1] == "how":
-            unit = _unit_at(words, nxt) or _ROMAN_UNITS.get(words[nxt] if nxt < len(words) else "")
-        elif w in _ASK_AMOUNT:
-            unit = _unit_at(words, nxt) or _ROMAN_UNITS.get(words[nxt] if nxt < len(words) else "")
-        else:
+        if w in _ASK_AMOUNT or (w in ("many", "much") and i > 0 and words[i - 1] == "how"):
+            unit = _unit_word(words[i + 1]) if i + 1 < len(words) else None
+        else:  # fused: "কয়দিন", "kotodin"
             head = next((a for a in _ASK_AMOUNT if w.startswith(a) and len(w) > len(a)), None)
-            if head is not None:
-                rest = w[len(head):]
-                unit = _unit_at([rest], 0) or _ROMAN_UNITS.get(rest)
+            unit = _unit_word(w[len(head):]) if head is not None else None
         if unit:
             out.add(unit)
     return out

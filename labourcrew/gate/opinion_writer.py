@@ -317,10 +317,13 @@ def direct_answer(
 
     # Asked in days, answered in days: a trial's "মাতৃত্বকালীন ছুটি কয়দিন পাবো?" got «ছয় মাস», 46(1)'s
     # proviso on the service the benefit needs, as the short answer (working days count as days).
-    asked = {"day" if u == "working_day" else u for u in asked_units(question)}
+    def days(units: set[str]) -> set[str]:
+        return {"day" if u == "working_day" else u for u in units}
+
+    asked = days(asked_units(question))
 
     def in_asked_unit(phrase: str) -> bool:
-        units = {"day" if u == "working_day" else u for _, u in quantities_in(phrase)}
+        units = days({u for _, u in quantities_in(phrase)})
         return not asked or not units or bool(units & asked)
 
     for claim in accepted:
@@ -513,9 +516,9 @@ def closest_provisions(gate: GateResult, pack: EvidencePack | None, *, limit: in
     if pack is not None and pack.items:
         # Units the question names ("ধারা ২৭", "২৭(৩ক)": the exact channel) are kept whatever the model
         # rates them: a bare label has nothing to match, and "ধারা ২৭" listed nothing of 27.
-        found = [(i.node_id, i.text) for i in pack.items
-                 if i.text.strip() and ("exact" in i.channels or i.relevance is None or i.relevance >= floor)]
-        if not found or weak:
+        found = [] if weak else [(i.node_id, i.text) for i in pack.items if i.text.strip() and (
+            "exact" in i.channels or i.relevance is None or i.relevance >= floor)]
+        if not found:
             # Every unit rated below the floor: "আমার মালিক ৩ মাসের বেতন দেয় নাই" (a complaint, not a question)
             # listed nothing though the pack held 123 and 132 (wages due, claims for them). The nearest units
             # are listed, marked weak; a question that matches nothing is kept out by the caller (matched_nothing).
