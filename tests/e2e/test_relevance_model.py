@@ -27,6 +27,9 @@ def test_artefact_has_its_training_record(e2e_settings):
     assert rec["items"] >= 800 and rec["cv_folds"] == 5
     assert rec["cv_roc_auc"] > rec["baseline_cv_roc_auc_fused_score"]  # better than the fused score alone
     assert len(model.sha256) == 64
+    # nothing time-dependent in the artefact: a rebuild from the same data gives the same bytes (its sha256 is
+    # part of the Trust Gate's system fingerprint); two builds on 2026-12-04 gave identical files
+    assert not {"seconds", "created", "trained_at"} & set(rec)
 
 
 def test_gold_units_rank_first_on_a_sample(e2e_settings, graph, pipeline, reranker):
@@ -169,3 +172,28 @@ def test_english_parallel_features_match_an_english_or_banglish_question_to_its_
         assert x[k, col["en_cos_rank"]] <= top4 and x[k, col["en_idf_share_rank"]] <= top4, q
         # the Bangla text of 115 shares no Latin-script word with the question: the English side carries it
         assert x[k, col["en_idf_share"]] > x[k, col["idf_share"]], q
+
+
+def test_answer_kind_and_sibling_features_tell_85_4_from_its_neighbours(pipeline, reranker, graph):
+    """A question asking *to whom* and *within how many days* an aggrieved employer appeals: 85(4) states a
+    forum (প্রধান পরিদর্শকের নিকট) and a limit (দশ দিনের মধ্যে), 85(3)'s proviso neither; every unit's
+    within-section gaps are <= 0 and 0 for its section's best candidate."""
+    from labourcrew.relevance.features import FEATURES
+
+    col = {f: k for k, f in enumerate(FEATURES)}
+    q = "পরিদর্শকের নিষেধাজ্ঞার আদেশে সংক্ষুব্ধ মালিক কার কাছে কত দিনের মধ্যে আপীল করবেন?"
+    cands = pipeline.candidates(q, "2025")
+    x = reranker.features(q, cands, "2025")
+    ids = [c.node_id for c in cands]
+    assert "2025:85(4)" in ids and "2025:85(3).proviso1" in ids
+    k, p = ids.index("2025:85(4)"), ids.index("2025:85(3).proviso1")
+    assert x[k, col["asks_limit"]] == x[k, col["asks_forum"]] == 1.0
+    assert x[k, col["unit_has_limit"]] == x[k, col["unit_has_forum"]] == 1.0 and x[k, col["intent_match"]] >= 2
+    assert x[p, col["unit_has_limit"]] == 0.0 and x[p, col["intent_match"]] < x[k, col["intent_match"]]
+    secs = [graph.units[i].section for i in ids]
+    for f in ("dense_cos_sec_gap", "idf_share_sec_gap"):
+        v = x[:, col[f]]
+        assert np.all(v <= 1e-12), f
+        for s in set(secs):
+            rows = [r for r, t in enumerate(secs) if t == s]
+            assert abs(float(np.max(v[rows]))) < 1e-12, (f, s)
