@@ -52,6 +52,9 @@ __all__ = [
     "risk_curve",
     "question_losses",
     "load_calibration",
+    "validation_failure",
+    "VALIDATION_FILE",
+    "VALIDATION_SLACK",
     "is_stand_in",
     "calibration_sha256",
 ]
@@ -62,6 +65,45 @@ Question = Sequence[tuple[float, bool]]
 """One calibration question: its candidate claims as (trust_score, faithful) pairs."""
 
 _EPS = 1e-12  # float slack in the bound comparison
+
+
+VALIDATION_FILE = "validation.json"
+"""The split validation of the record's labels, next to the record (``calibrate validate``;
+:mod:`labourcrew.gate.validation`)."""
+VALIDATION_SLACK = 0.03
+"""Sampling-error allowance on LTT's share of validation splits whose held-out selective risk exceeds α."""
+
+
+def validation_failure(path: str | Path, record: CalibrationRecord) -> str | None:
+    """Why a finite LTT record must not be used because its own split validation refutes it, else None.
+
+    LTT promises that the selective risk exceeds α with probability at most δ. ``calibrate validate``
+    fits LTT on random halves of the *same* labelled questions and measures the other half; when more than
+    ``δ + VALIDATION_SLACK`` of the splits end above α, the procedure did not keep its promise on these
+    data, and a τ fitted on them is not trusted (2026-12-04: τ = 0.939 on 463 questions, 13.8 % of the splits
+    above α, the held-out selective risk 0.126 on average when a half released). A validation of other
+    labels (another ``labels_sha256``), a missing or unreadable one, or a record that already fails closed
+    gives None.
+    """
+    vp = Path(path).parent / VALIDATION_FILE
+    if record.method != "ltt" or math.isinf(record.tau) or not vp.is_file():
+        return None
+    try:
+        data = json.loads(vp.read_text(encoding="utf-8"))
+        share = float(data["methods"]["ltt"]["share_splits_selective_risk_above_alpha"])
+        delta = float(data.get("delta", record.delta if record.delta is not None else 0.10))
+        splits = int(data.get("splits", 0))
+        same = data.get("labels_sha256") == record.labels_sha256
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("unreadable split validation %s (%s): not used", vp, exc)
+        return None
+    if not same or share <= delta + VALIDATION_SLACK:
+        return None
+    return (f"বিভাজন-যাচাইয়ে ({splits}টি ভাগ) অর্ধেক প্রশ্নে নির্ধারিত τ বাকি অর্ধেকে {share:.1%} ভাগে ঝুঁকি α-এর বেশি দিয়েছে "
+            f"(δ = {delta:g}-এর বেশি): τ = {record.tau:g} বিশ্বাসযোগ্য নয়, ট্রাস্ট গেট বন্ধ — the split validation of these "
+            f"labels ({splits} splits) finds LTT's held-out selective risk above α in {share:.1%} of splits, more than "
+            f"δ = {delta:g} (+{VALIDATION_SLACK:g} sampling allowance): τ = {record.tau:g} is not trusted and the Trust Gate "
+            "fails closed; label more questions or improve the score, then recompute τ and the validation")
 
 
 def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:
@@ -112,6 +154,9 @@ def load_calibration(
         delta: the δ the caller wants; an LTT record fitted at another δ is not used (fail closed:
             its guarantee holds with probability 1 − its own δ, not the requested one).
 
+    A finite LTT record whose own split validation (``validation.json`` beside it, same labels) refutes it
+    is not used either (:func:`validation_failure`).
+
     Returns:
         The stored record; when the file is missing, a record with ``tau = inf``, ``n = 0`` and
         note ``"no calibration record"`` (nothing will be released). A record returned in place of
@@ -144,6 +189,11 @@ def load_calibration(
         return _fail_closed(alpha, f"ক্যালিব্রেশন রেকর্ডটি δ = {record.delta:g}-এর জন্য, চাওয়া হয়েছে δ = {delta:g} — "
                                    f"the calibration record is for δ = {record.delta:g}, not the requested δ = {delta:g}; "
                                    "recompute τ on the Calibration page")
+    refuted = validation_failure(path, record)
+    if refuted is not None:
+        logger.warning("%s", refuted)
+        closed = _fail_closed(alpha, refuted, n=record.n)
+        return closed.model_copy(update={"method": record.method, "system": record.system, "delta": record.delta})
     if system is not None:
         from labourcrew.gate.system import mismatch
 

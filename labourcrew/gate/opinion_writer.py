@@ -386,54 +386,84 @@ def _word_changes(old: str, new: str) -> list[tuple[str, str]]:
 
 def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None, *,
                       quoted: bool = True) -> list[AmendmentChange]:
-    """"২০২৫ সালে সংশোধিত" notes for the cited units whose section changed between 2018 and 2025.
+    """"২০২৫ সালে সংশোধিত" notes for the cited (or listed) units whose section changed between 2018 and 2025.
 
-    For each distinct section: the unit's 2018 and 2025 words where they differ (up to two changes,
-    numbers first, spelling variants skipped; the 2025 text's amendment brackets dropped), else a note
-    that the section was amended elsewhere. ``quoted=False`` for the closest provisions of an UNDECIDED
-    answer: the note speaks of the listed words, not of a quote (nothing was quoted as an answer).
+    One note per distinct unit: its 2018 and 2025 words where they differ -- for a **lead-in** also its
+    clauses' words (:meth:`~labourcrew.graph.statute_graph.StatuteGraph.clauses`), since a lead-in is shown
+    and read with them: 27(4)'s lead-in changed only in spacing while its clauses went from 14/30 to 7/15/30
+    days (a new user was told "the listed words did not change") -- up to two changes, numbers first,
+    spelling variants skipped, the 2025 text's amendment brackets dropped; else a note that other parts of
+    the section were amended. A section omitted or inserted in 2025 gets one note. ``quoted=False`` for the
+    closest provisions of an UNDECIDED answer: the note speaks of the listed words, not of a quote.
     """
     if graph is None:
         return []
     out: list[AmendmentChange] = []
     done: set[str] = set()
+    whole: set[str] = set()  # sections whose omission/insertion note is out
     for nid in node_ids:
         unit = graph.units.get(nid)
         if unit is None or unit.section is None or unit.version not in ("2025", "2018"):
             continue
         diff = graph.diffs.get(unit.section)
-        if diff is None or diff.status == "unchanged" or unit.section in done:
-            continue
-        done.add(unit.section)
         label = nid.split(":", 1)[-1]
+        if diff is None or diff.status == "unchanged" or label in done or unit.section in whole:
+            continue
+        done.add(label)
         new = graph.units.get(f"2025:{label}")
         old = graph.units.get(f"2018:{label}")
         cite = citation_label_bn(unit.section)
         if diff.status == "omitted":
+            whole.add(unit.section)
             out.append(AmendmentChange(section=unit.section, node_id=nid, status="omitted",
                                        text_bn=f"২০২৫ সালে সংশোধিত: {cite} ২০২৫ সালের সংশোধনে বিলুপ্ত হয়েছে।",
                                        text_en=f"Amended in 2025: section {unit.section} was omitted."))
             continue
         if diff.status == "inserted" or old is None:
+            if diff.status == "inserted":
+                whole.add(unit.section)
             out.append(AmendmentChange(section=unit.section, node_id=nid, status="inserted",
                                        after=display_form(new.text if new else unit.text)[:160],
                                        text_bn=f"২০২৫ সালে সংশোধিত: {citation_label_bn(label)} ২০২৫ সালে নতুন যুক্ত হয়েছে; ২০১৮ সালের পাঠে এটি ছিল না।",
                                        text_en=f"Amended in 2025: {label} was inserted in 2025; the 2018 text did not have it."))
             continue
-        changes = _word_changes(old.text, new.text) if new is not None else []
+        changes = _scope_changes(graph, label) if new is not None else []
+        what_bn = "উদ্ধৃত" if quoted else "তালিকাভুক্ত"
+        what_en = "quoted" if quoted else "listed"
         if not changes:
             out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended",
                                        text_bn=f"২০২৫ সালে সংশোধিত: {cite}-এর অন্য অংশ ২০২৫ সালে বদলেছে; "
-                                               f"{'উদ্ধৃত' if quoted else 'তালিকাভুক্ত'} অংশের পাঠ অপরিবর্তিত।",
+                                               f"{what_bn} অংশের ({citation_label_bn(label)}) পাঠ অপরিবর্তিত।",
                                        text_en=f"Amended in 2025: other parts of section {unit.section} changed; "
-                                               f"the {'quoted' if quoted else 'listed'} words did not."))
+                                               f"the {what_en} words ({label}) did not."))
             continue
-        shown = [(b.strip("[]").strip(), a.strip("[]").strip()) for b, a in changes[:2]]
-        bn = "; ".join(_change_bn(b, a) for b, a in shown)
-        en = "; ".join(_change_en(b, a) for b, a in shown)
-        out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended", before=shown[0][0],
-                                   after=shown[0][1], text_bn=f"২০২৫ সালে সংশোধিত ({citation_label_bn(label)}): {bn}।",
+        # a lead-in's note shows one change per clause first (27(4): (ক), (খ) and (গ) each), then fills up
+        firsts = list({c[0]: c for c in reversed(changes)}.values())[::-1]
+        picked = (firsts + [c for c in changes if c not in firsts])[:3 if len(firsts) > 1 else 2]
+        shown = [(lab, b.strip("[]").strip(), a.strip("[]").strip()) for lab, b, a in picked]
+        bn = "; ".join((f"{citation_label_bn(lab)}: " if lab != label else "") + _change_bn(b, a) for lab, b, a in shown)
+        en = "; ".join((f"{lab}: " if lab != label else "") + _change_en(b, a) for lab, b, a in shown)
+        out.append(AmendmentChange(section=unit.section, node_id=nid, status="amended", before=shown[0][1],
+                                   after=shown[0][2], text_bn=f"২০২৫ সালে সংশোধিত ({citation_label_bn(label)}): {bn}।",
                                    text_en=f"Amended in 2025 ({label}): {en}."))
+    return out
+
+
+def _scope_changes(graph: StatuteGraph, label: str) -> list[tuple[str, str, str]]:
+    """``(label, 2018 words, 2025 words)`` of the unit ``label`` and, for a lead-in, of its clauses (a clause
+    new in 2025 counts as added words), numbers first, then document order.
+    """
+    labels = [label] + [c.split(":", 1)[-1] for c in graph.clauses(f"2025:{label}")]
+    out: list[tuple[str, str, str]] = []
+    for lab in labels:
+        new, old = graph.units.get(f"2025:{lab}"), graph.units.get(f"2018:{lab}")
+        if new is None:
+            continue
+        if old is None:
+            out.append((lab, "", display_form(new.text)[:160]))
+            continue
+        out.extend((lab, b, a) for b, a in _word_changes(old.text, new.text))
+    out.sort(key=lambda c: 0 if re.search(r"[0-9০-৯]|" + _NUM_WORDS, c[1] + c[2]) else 1)
     return out
 
 

@@ -98,12 +98,28 @@ def normalize(text: str) -> str:
     return t
 
 
+# Legacy-font conversion artefacts of the official text that only *display* repairs (data/statute/PROVENANCE.md;
+# counted on both Bangla versions, every occurrence one of these words): a worker reading «শ্রমিকের তেগত্রে» or
+# «উলিস্নখিত» sees a garbled Act. Matching keeps them (normalize), so label keys and spans do not move.
+_DISPLAY_REPAIRS: tuple[tuple[str, str], ...] = (
+    ("তেগত্রে", "ক্ষেত্রে"),   # 16 x (26(1)(a), 46(2), 47(1) ...)
+    ("লিস্ন", "ল্লি"),        # 64 x উলিস্নখিত, চলিস্নশ, পঁয়তালিস্নশ
+    ("লেস্ন", "ল্লে"),        # 18 x উলেস্নখ
+    ("শিস্ন", "শ্লি"),        # 57 x সংশিস্নষ্ট
+    ("রম্ন", "রু"),          # 58 x বিরম্নদ্ধে, শুরম্ন, জরম্নরী, গুরম্নতর, ত্রম্নটি
+    ("িি", "ি"),             # 6 x রেজিিস্ট্রি
+)
+
+
 def display_form(text: str) -> str:
     """A copy of statute text for *display*: the legacy glyph artefacts of step 3 repaired (and the
-    dari unified) so that a browser shows ``পূর্ববর্তী``, not ``পূর্ববত◌্রী``; digits, brackets,
-    quotes and case are kept. Matching and citation keep the verbatim text (:func:`normalize`).
+    dari unified) so that a browser shows ``পূর্ববর্তী``, not ``পূর্ববত◌্রী``, and ``ক্ষেত্রে``, not
+    ``তেগত্রে`` (:data:`_DISPLAY_REPAIRS`); digits, brackets, quotes and case are kept. Matching and citation
+    keep the verbatim text (:func:`normalize`).
     """
     t = unicodedata.normalize("NFC", text).translate(_DROP)
+    for bad, good in _DISPLAY_REPAIRS:
+        t = t.replace(bad, good)
     t = t.replace("\u09f0", "\u0995\u09cd\u09b7").replace("\u09a4\u09cd\u09b8", "\u09ce\u09b8")
     t = _T_D_CONJUNCT.sub(f"{_HASANTA}\u09a4", t)
     t = _REPH_REORDERED.sub(f"\u09b0{_HASANTA}\\1\\2", t)

@@ -26,9 +26,11 @@ logger = logging.getLogger(__name__)
 
 CSS_PATH = REPO_ROOT / "assets" / "style.css"
 NOT_ADVICE = "এটি আইনি পরামর্শ নয় — তথ্যের জন্য আইনের পাঠ দেখানো হয়েছে। (Not legal advice.)"
+# Short enough for the sidebar's one-line box (the longer name was cut at «… উদ্ধৃতিভিত্তিক (»); the box
+# under it describes the backend in full.
 _PRESET_NAMES = {
-    "offline": "অফলাইন — নির্ধারিত, উদ্ধৃতিভিত্তিক (offline)",
-    "openai": "OpenAI-সামঞ্জস্যপূর্ণ মডেল (openai)",
+    "offline": "অফলাইন (offline)",
+    "openai": "চ্যাট মডেল (openai)",
 }
 NAV: tuple[tuple[str, str], ...] = (
     ("app.py", "প্রশ্ন করুন · Ask"),

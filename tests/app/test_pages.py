@@ -733,7 +733,8 @@ def test_annotate_names_labels_in_bangla_first_with_the_english_in_brackets(app_
 
 
 def test_a_closed_gate_says_whether_more_labels_would_open_it(app_page, app_env, tmp_path, monkeypatch):
-    # The committed calibration set and labels fail closed; the page says whether that is a lack of
+    # The committed calibration set without the 135 questions of cal_v2_L/N/O (333 questions: the set that
+    # failed closed until 2026-12-04) and the committed labels; the page says whether that is a lack of
     # evidence (how many labelled questions, at which τ) or a risk above α (the score must improve).
     from labourcrew.settings import REPO_ROOT
 
@@ -741,7 +742,10 @@ def test_a_closed_gate_says_whether_more_labels_would_open_it(app_page, app_env,
     write_fixture_calibration(cal)
     monkeypatch.setenv("LABOURCREW_GATE__CALIBRATION_PATH", str(cal))
     committed = REPO_ROOT / "data" / "calibration"
-    shutil.copyfile(committed / "calibration_set.jsonl", cal.parent / "calibration_set.jsonl")
+    rows = (committed / "calibration_set.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = [r for r in rows if not json.loads(r)["item_id"].startswith(("calL-", "calN-", "calO-"))]
+    assert 0 < len(kept) < len(rows)
+    (cal.parent / "calibration_set.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
     LabelStore(cal.parent / "labels.sqlite").import_jsonl(committed / "labels.jsonl")
     at = app_page("pages/4_Calibration.py").run()
     _no_problem(at)

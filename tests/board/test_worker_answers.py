@@ -104,10 +104,24 @@ def test_amendment_notes_say_added_words_as_added_and_skip_respacing(graph):
     [added] = amendment_changes(["2025:204(2)"], graph)
     assert "যুক্ত হয়েছে «বা ট্রেড ইউনিয়ন»" in added.text_bn and "«—»" not in added.text_bn
     assert "added in 2025: 'বা ট্রেড ইউনিয়ন'" in added.text_en and added.before == ""
-    [lead_in] = amendment_changes(["2025:27(4)"], graph)
-    assert "অন্য অংশ" in lead_in.text_bn and "যেক্ষেত্রে" not in lead_in.text_bn
     [band] = amendment_changes(["2025:27(4)(b)"], graph)
     assert "১৫ (পনের)" in band.text_bn and "ত্রিশ" in band.text_bn
+
+
+def test_a_lead_in_s_note_reads_its_clauses_and_every_listed_unit_gets_its_own(graph):
+    """A new user was told «তালিকাভুক্ত অংশের পাঠ অপরিবর্তিত» under 27(4), listed with its clauses (7 / 15 / 30 days
+    since 2025; the 2018 text gave 14 days from five years' service), and under 14(2) with its clause (ঘ) (16 weeks ->
+    120 days); and 27(4) listed after 27(1) got no note at all (one note per section)."""
+    notes = {n.node_id: n for n in amendment_changes(["2025:27(1)", "2025:27(4)"], graph, quoted=False)}
+    assert set(notes) == {"2025:27(1)", "2025:27(4)"}
+    assert "অন্য অংশ" in notes["2025:27(1)"].text_bn and "২৭(১)" in notes["2025:27(1)"].text_bn
+    lead = notes["2025:27(4)"]
+    assert "অপরিবর্তিত" not in lead.text_bn and "যেক্ষেত্রে" not in lead.text_bn  # respacing is still no change
+    assert "২৭(৪)(ক)" in lead.text_bn and "২৭(৪)(খ)" in lead.text_bn and lead.before and lead.after
+    [leave] = amendment_changes(["2025:14(2)"], graph, quoted=False)
+    assert "ষোল সপ্তাহ" in leave.text_bn and "১২০ (একশত বিশ) দিন" in leave.text_bn and "14(2)(d)" in leave.text_en
+    [same] = amendment_changes(["2025:46(1)", "2025:46(1)"], graph)  # a unit listed twice: one note
+    assert same.node_id == "2025:46(1)"
 
 
 def test_an_undecided_answer_says_the_facts_the_user_gave(make_board, offline):

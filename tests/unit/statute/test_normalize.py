@@ -98,3 +98,18 @@ def test_shorten_cuts_real_statute_text_at_a_word_boundary(graph):
     assert shorten("২৭ ধারা", 100) == "২৭ ধারা"
     unit = graph.units["2025:27(3A)"]
     assert _tooltip(graph, unit.node_id)[0].split("\n", 1)[1] == shorten(unit.text, _TIP_CHARS)
+
+
+def test_display_repairs_the_legacy_conversion_artefacts_a_reader_saw_but_matching_keeps_them(graph):
+    """26(1)(a) reads «শ্রমিকের তেগত্রে» in the official text: display shows «ক্ষেত্রে» (and «উল্লিখিত», «সংশ্লিষ্ট»,
+    «বিরুদ্ধে»), while the verbatim text and its matching form are untouched (label keys and spans depend on them)."""
+    from labourcrew.statute.normalize import display_form
+
+    unit = graph.units["2025:26(1)(a)"]
+    assert "তেগত্রে" in unit.text and "তেগত্রে" in normalize(unit.text)
+    assert "তেগত্রে" not in display_form(unit.text) and "ক্ষেত্রে" in display_form(unit.text)
+    for bad, good in (("উলিস্নখিত", "উল্লিখিত"), ("সংশিস্নষ্ট", "সংশ্লিষ্ট"), ("বিরম্নদ্ধে", "বিরুদ্ধে"),
+                      ("উলেস্নখ", "উল্লেখ"), ("রেজিিস্ট্রি", "রেজিস্ট্রি")):
+        assert display_form(bad) == good, bad
+    shown = [display_form(u.text) for v in ("2025", "2018") for u in graph.version_units(v) if u.text]
+    assert not any(a in t for t in shown for a in ("তেগত্রে", "লিস্ন", "শিস্ন", "রম্ন"))
