@@ -78,7 +78,10 @@ def _text(result) -> str:
     for c in result.claims:
         mark = "✓" if c.accepted else "✗"
         why = "" if c.accepted else f"  [{c.rejection_reason}]"
-        lines.append(f"  {mark} {c.claim_id} ({c.side.value}, {c.verdict.value if c.verdict else '-'}, S={c.trust_score:.3f}){why}")
+        # the sections a claim quotes, so a reader can tell the claims apart without --json (a new user could not)
+        cited = ", ".join(dict.fromkeys(e.node_id.split(":", 1)[-1] for e in c.evidence))
+        lines.append(f"  {mark} {c.claim_id} ({c.side.value}, {c.verdict.value if c.verdict else '-'}, "
+                     f"S={c.trust_score:.3f}{'; ' + cited if cited else ''}){why}")
     lines += ["", "roles:"]
     for role, s in result.role_status.items():
         extra = f" retried {s['retries']}" if s["retries"] else ""

@@ -53,6 +53,17 @@ def test_casual_leave_direct_answer_qualifier_and_clarification(offline_board):
         assert r.status == ReleaseStatus.DEGRADED and o.incomplete
 
 
+def test_the_text_output_names_the_sections_each_claim_quotes(offline_board):
+    """`ask` without --json listed "e1 (employer, SUPPORT, S=0.521)": nothing said which provision a claim quotes."""
+    from labourcrew.cli.board import _text
+
+    r = ask(CASUAL, board=offline_board, save=False)
+    lines = _text(r).split("claims:", 1)[1].split("roles:", 1)[0].strip().splitlines()
+    assert len(lines) == len(r.claims) > 0
+    for line, c in zip(lines, r.claims):
+        assert c.claim_id in line and all(e.node_id.split(":", 1)[1] in line for e in c.evidence)
+
+
 def test_answering_the_clarification_changes_the_answer(offline_board):
     tea = ask(CASUAL, board=offline_board, save=False, facts=parse_facts(["establishment=tea_garden"]))
     other = ask(CASUAL, board=offline_board, save=False, facts=parse_facts(["establishment=other"]))
