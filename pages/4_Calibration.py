@@ -2,6 +2,7 @@
 labels; recompute τ by LTT (selective risk) or CRC, saving with confirmation when α differs from the
 settings'; history with rollback; the split validation."""
 
+from labourcrew.gate.crc import VALIDATION_FILE
 from labourcrew.gate.recalibration import load_calibration_set, propose
 from labourcrew.gate.system import calibration_for, system_of
 from labourcrew.ui import calibration, frame, runs
@@ -30,4 +31,4 @@ with frame.guard(ctx.settings):
         calibration.render_changes(changes)
         calibration.render_save(proposal, path, ctx.settings)
         calibration.render_history(path, ctx.settings)
-        calibration.render_validation(path.parent / "validation.json")
+        calibration.render_validation(path.parent / VALIDATION_FILE)

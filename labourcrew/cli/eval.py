@@ -292,9 +292,10 @@ def cmd_calibrate(a: argparse.Namespace) -> int:
         if not a.dry_run:
             write_json_atomic(Path(a.out) if a.out else cal_dir / "agreement.json", out)
     elif action == "validate":
+        from labourcrew.gate.crc import VALIDATION_FILE
         from labourcrew.gate.validation import run_validation
 
-        out = run_validation(claims, labels, Path(a.out) if a.out else cal_dir / "validation.json",
+        out = run_validation(claims, labels, Path(a.out) if a.out else cal_dir / VALIDATION_FILE,
                              splits=a.splits, seed=a.seed, alpha=a.alpha or settings.gate.alpha,
                              delta=a.delta or settings.gate.delta)
     else:

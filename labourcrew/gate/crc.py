@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,9 +53,11 @@ __all__ = [
     "risk_curve",
     "question_losses",
     "load_calibration",
+    "load_validation",
+    "excess_z",
     "validation_failure",
     "VALIDATION_FILE",
-    "VALIDATION_SLACK",
+    "REFUTE_Z",
     "is_stand_in",
     "calibration_sha256",
 ]
@@ -70,40 +73,70 @@ _EPS = 1e-12  # float slack in the bound comparison
 VALIDATION_FILE = "validation.json"
 """The split validation of the record's labels, next to the record (``calibrate validate``;
 :mod:`labourcrew.gate.validation`)."""
-VALIDATION_SLACK = 0.03
-"""Sampling-error allowance on LTT's share of validation splits whose held-out selective risk exceeds α."""
+REFUTE_Z = 2.0
+"""How many binomial standard errors LTT's share of validation splits above α may exceed δ by before the
+excess counts as a real failure rather than sampling error of the split estimate."""
+
+
+def load_validation(path: str | Path) -> dict[str, Any] | None:
+    """``validation.json`` (splits, per-method selective risks and shares above α, ...) or None when absent.
+
+    Raises:
+        DataError: the file exists but is not a JSON object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path} is unreadable: {exc}", help_message="Re-run the calibration validation.") from exc
+    if not isinstance(data, dict):
+        raise DataError(f"{path} must hold a JSON object")
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in data.items()}
+
+
+def excess_z(share: float, delta: float, splits: int) -> float:
+    """``(share - δ) / √(share(1 - share) / splits)``: by how many binomial standard errors of a share over
+    ``splits`` splits the share of splits above α exceeds δ (``inf`` when the error is 0 and share > δ).
+    """
+    se = math.sqrt(share * (1 - share) / splits) if splits > 0 else 0.0
+    if se > 0:
+        return (share - delta) / se
+    return math.inf if share > delta else 0.0
 
 
 def validation_failure(path: str | Path, record: CalibrationRecord) -> str | None:
     """Why a finite LTT record must not be used because its own split validation refutes it, else None.
 
     LTT promises that the selective risk exceeds α with probability at most δ. ``calibrate validate``
-    fits LTT on random halves of the *same* labelled questions and measures the other half; when more than
-    ``δ + VALIDATION_SLACK`` of the splits end above α, the procedure did not keep its promise on these
-    data, and a τ fitted on them is not trusted (2026-12-04: τ = 0.939 on 463 questions, 13.8 % of the splits
-    above α, the held-out selective risk 0.126 on average when a half released). A validation of other
-    labels (another ``labels_sha256``), a missing or unreadable one, or a record that already fails closed
-    gives None.
+    fits LTT on random halves of the *same* labelled questions and measures the other half; when the share of
+    splits above α exceeds δ by more than :data:`REFUTE_Z` standard errors (:func:`excess_z`, the Calibration
+    page's "real failure"), the procedure did not keep its promise on these data and a τ fitted on them is not
+    trusted (2026-12-04: τ = 0.939 on 463 questions, 13.8 % of 1000 splits above α, 3.5 standard errors over
+    δ; the held-out selective risk 0.126 on average when a half released). A validation of other labels
+    (another ``labels_sha256``), a missing or unreadable one, or a record that already fails closed gives None.
     """
-    vp = Path(path).parent / VALIDATION_FILE
-    if record.method != "ltt" or math.isinf(record.tau) or not vp.is_file():
+    if record.method != "ltt" or math.isinf(record.tau):
         return None
     try:
-        data = json.loads(vp.read_text(encoding="utf-8"))
+        data = load_validation(Path(path).parent / VALIDATION_FILE)
+        if data is None or data.get("labels_sha256") != record.labels_sha256:
+            return None
         share = float(data["methods"]["ltt"]["share_splits_selective_risk_above_alpha"])
-        delta = float(data.get("delta", record.delta if record.delta is not None else 0.10))
-        splits = int(data.get("splits", 0))
-        same = data.get("labels_sha256") == record.labels_sha256
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        logger.warning("unreadable split validation %s (%s): not used", vp, exc)
+        delta, splits = float(data["delta"]), int(data["splits"])
+    except (DataError, KeyError, TypeError, ValueError) as exc:
+        logger.warning("unreadable split validation beside %s (%s): not used", path, exc)
         return None
-    if not same or share <= delta + VALIDATION_SLACK:
+    z = excess_z(share, delta, splits)
+    if z <= REFUTE_Z:
         return None
     return (f"বিভাজন-যাচাইয়ে ({splits}টি ভাগ) অর্ধেক প্রশ্নে নির্ধারিত τ বাকি অর্ধেকে {share:.1%} ভাগে ঝুঁকি α-এর বেশি দিয়েছে "
-            f"(δ = {delta:g}-এর বেশি): τ = {record.tau:g} বিশ্বাসযোগ্য নয়, ট্রাস্ট গেট বন্ধ — the split validation of these "
-            f"labels ({splits} splits) finds LTT's held-out selective risk above α in {share:.1%} of splits, more than "
-            f"δ = {delta:g} (+{VALIDATION_SLACK:g} sampling allowance): τ = {record.tau:g} is not trusted and the Trust Gate "
-            "fails closed; label more questions or improve the score, then recompute τ and the validation")
+            f"(δ = {delta:g}-এর চেয়ে {z:.1f} মানক ত্রুটি বেশি): τ = {record.tau:g} বিশ্বাসযোগ্য নয়, ট্রাস্ট গেট বন্ধ — the "
+            f"split validation of these labels ({splits} splits) finds LTT's held-out selective risk above α in "
+            f"{share:.1%} of splits, {z:.1f} standard errors more than δ = {delta:g}: τ = {record.tau:g} is not trusted "
+            "and the Trust Gate fails closed; label more questions or improve the score, then recompute τ and the "
+            "validation")
 
 
 def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:

@@ -41,8 +41,8 @@ one departure from the textbook procedure, and it is stated here and in the READ
 **Fail closed.** When no grid point is rejected (including when fewer than ``n_min`` questions
 release at every τ), ``τ̂ = ∞`` and the record's note says why (the p-value at the first tested τ).
 A finite record is also refused when the record is loaded, if the split validation of the same labels
-(:mod:`labourcrew.gate.validation`) finds the held-out selective risk above α in more than δ + 0.03 of
-the splits (:func:`labourcrew.gate.crc.validation_failure`).
+(:mod:`labourcrew.gate.validation`) finds the held-out selective risk above α in a share of the splits more than two binomial
+standard errors over δ (:func:`labourcrew.gate.crc.validation_failure`).
 """
 
 from __future__ import annotations

@@ -380,8 +380,13 @@ def _word_changes(old: str, new: str) -> list[tuple[str, str]]:
         if _SPACING.sub("", normalize(before)) == _SPACING.sub("", normalize(after)):
             continue  # only spacing or punctuation moved («যে ক্ষেত্রে» -> «যেক্ষেত্রে», 27(4)'s lead-in)
         out.append((before, after))
-    out.sort(key=lambda ba: 0 if re.search(r"[0-9০-৯]|" + _NUM_WORDS, ba[0] + ba[1]) else 1)
+    out.sort(key=lambda ba: _numbers_first(*ba))
     return out
+
+
+def _numbers_first(before: str, after: str) -> int:
+    """Sort key that puts a change of numbers (digits or number words) before any other change."""
+    return 0 if re.search(r"[0-9০-৯]|" + _NUM_WORDS, before + after) else 1
 
 
 def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None, *,
@@ -438,8 +443,11 @@ def amendment_changes(node_ids: Iterable[str], graph: StatuteGraph | None, *,
                                                f"the {what_en} words ({label}) did not."))
             continue
         # a lead-in's note shows one change per clause first (27(4): (ক), (খ) and (গ) each), then fills up
-        firsts = list({c[0]: c for c in reversed(changes)}.values())[::-1]
-        picked = (firsts + [c for c in changes if c not in firsts])[:3 if len(firsts) > 1 else 2]
+        firsts, rest, seen = [], [], set()
+        for c in changes:
+            (rest if c[0] in seen else firsts).append(c)
+            seen.add(c[0])
+        picked = (firsts + rest)[:3 if len(firsts) > 1 else 2]
         shown = [(lab, b.strip("[]").strip(), a.strip("[]").strip()) for lab, b, a in picked]
         bn = "; ".join((f"{citation_label_bn(lab)}: " if lab != label else "") + _change_bn(b, a) for lab, b, a in shown)
         en = "; ".join((f"{lab}: " if lab != label else "") + _change_en(b, a) for lab, b, a in shown)
@@ -463,7 +471,7 @@ def _scope_changes(graph: StatuteGraph, label: str) -> list[tuple[str, str, str]
             out.append((lab, "", display_form(new.text)[:160]))
             continue
         out.extend((lab, b, a) for b, a in _word_changes(old.text, new.text))
-    out.sort(key=lambda c: 0 if re.search(r"[0-9০-৯]|" + _NUM_WORDS, c[1] + c[2]) else 1)
+    out.sort(key=lambda c: _numbers_first(c[1], c[2]))
     return out
 
 

@@ -23,7 +23,6 @@ import hashlib
 import itertools
 import json
 import logging
-import math
 import re
 import shutil
 from collections.abc import Callable, Iterable, Sequence
@@ -39,6 +38,7 @@ from labourcrew.gate.annotation_queue import (
     resolved_labels,
     run_claim_key,
 )
+from labourcrew.gate.crc import load_validation
 from labourcrew.gate.labels import Label, content_key
 from labourcrew.gate.ltt import calibrate_method
 from labourcrew.gate.trust_gate import GateInputs, decide, gate_inputs, premise_blocks, settle
@@ -441,24 +441,6 @@ def history(current: Path) -> list[tuple[Path, CalibrationRecord]]:
             except DataError as exc:
                 logger.warning("skipping unreadable calibration record %s: %s", p, exc)
     return out
-
-
-def load_validation(path: Path) -> dict[str, Any] | None:
-    """``validation.json`` (splits, mean/sd false-accept rates, decisive rates) or None.
-
-    Raises:
-        DataError: the file exists but is not a JSON object.
-    """
-    path = Path(path)
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path} is unreadable: {exc}", help_message="Re-run the calibration validation.") from exc
-    if not isinstance(data, dict):
-        raise DataError(f"{path} must hold a JSON object")
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in data.items()}
 
 
 def legacy_key_map(rows: Sequence[CalibrationSetRow]) -> dict[str, str]:

@@ -11,14 +11,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from labourcrew.gate.crc import risk_curve
+from labourcrew.gate.crc import REFUTE_Z, excess_z, load_validation, risk_curve
 from labourcrew.gate.guarantee import guarantee_text
 from labourcrew.gate.ltt import evidence_need_text, evidence_needed, selective_curve
 from labourcrew.gate.recalibration import (
     Proposal,
     StatusChange,
     history,
-    load_validation,
     restore_record,
     save_new_record,
     status_changes,
@@ -279,13 +278,13 @@ def exceedance_notes(data: dict) -> list[tuple[str, str]]:
         en += f", {excess:.3f} more than δ = {delta}"
         if method == "ltt" and isinstance(splits, int) and splits > 0:
             se = math.sqrt(share * (1 - share) / splits)
-            z = excess / se if se > 0 else math.inf
+            z = excess_z(share, delta, splits)
             n_q = data.get("n_questions", "?")
             bn += (f"। {splits}টি ভাগের ওপর এই হারের দ্বিপদী মানক ত্রুটি √(p(1−p)/{splits}) = {se:.3f}, অর্থাৎ আধিক্যটি "
                    f"{z:.1f} মানক ত্রুটি: ")
             en += (f". The binomial standard error of that share over {splits} splits is √(p(1−p)/{splits}) = "
                    f"{se:.3f}, so the excess is {z:.1f} standard errors: ")
-            if z <= 2:
+            if z <= REFUTE_Z:
                 bn += ("ভাগ-অনুমানের নমুনা-ত্রুটির মধ্যে; এটি প্রকৃত ব্যর্থতার প্রমাণ নয়, আবার প্রতিশ্রুতি টিকে আছে তারও "
                        "প্রমাণ নয়")
                 en += ("within the sampling error of the split estimate; not evidence of a real failure, nor proof "
