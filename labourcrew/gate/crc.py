@@ -56,6 +56,9 @@ __all__ = [
     "load_validation",
     "excess_z",
     "validation_failure",
+    "validation_share",
+    "POPULATION_SHARE",
+    "HELD_OUT_SHARE",
     "VALIDATION_FILE",
     "REFUTE_Z",
     "is_stand_in",
@@ -106,15 +109,37 @@ def excess_z(share: float, delta: float, splits: int) -> float:
     return math.inf if share > delta else 0.0
 
 
+POPULATION_SHARE = "share_splits_population_risk_above_alpha"
+"""``validation.json``'s LTT key that checks LTT's promise (:func:`labourcrew.gate.validation.validate_selective`)."""
+HELD_OUT_SHARE = "share_splits_selective_risk_above_alpha"
+"""The held-out share: descriptive only, biased upwards (the halves are complementary); read by
+:func:`validation_failure` only from a validation written before the population share existed."""
+
+
+def validation_share(ltt: dict[str, Any]) -> tuple[float, bool]:
+    """``(share, is_population)``: the share of splits that checks LTT's promise in one ``validation.json``
+    LTT entry -- the population share, or the (conservative) held-out share of a file that predates it.
+
+    Raises:
+        KeyError, TypeError, ValueError: the entry has neither share as a number.
+    """
+    if isinstance(ltt.get(POPULATION_SHARE), (int, float)):
+        return float(ltt[POPULATION_SHARE]), True
+    return float(ltt[HELD_OUT_SHARE]), False
+
+
 def validation_failure(path: str | Path, record: CalibrationRecord) -> str | None:
     """Why a finite LTT record must not be used because its own split validation refutes it, else None.
 
     LTT promises that the selective risk exceeds α with probability at most δ. ``calibrate validate``
-    fits LTT on random halves of the *same* labelled questions and measures the other half; when the share of
-    splits above α exceeds δ by more than :data:`REFUTE_Z` standard errors (:func:`excess_z`, the Calibration
-    page's "real failure"), the procedure did not keep its promise on these data and a τ fitted on them is not
-    trusted (2026-12-04: τ = 0.939 on 463 questions, 13.8 % of 1000 splits above α, 3.5 standard errors over
-    δ; the held-out selective risk 0.126 on average when a half released). A validation of other labels
+    fits LTT on random halves of the *same* labelled questions and applies each half's τ to all of them (the
+    plug-in population, :func:`labourcrew.gate.validation.validate_selective`); when the share of splits whose
+    τ has a selective risk above α exceeds δ by more than :data:`REFUTE_Z` standard errors (:func:`excess_z`,
+    the Calibration page's "real failure"), the procedure did not keep its promise on these data and a τ fitted
+    on them is not trusted. The held-out half's share is not the test: the halves are complementary, so a lucky
+    calibration half hands the pool's errors to its test half (2026-12-04 that share, 13.8 % of 1000 splits,
+    refused τ = 0.939; on the same labels the population share is 0.3 %). A validation written before the
+    population share existed is read by its held-out share (conservative). A validation of other labels
     (another ``labels_sha256``), a missing or unreadable one, or a record that already fails closed gives None.
     """
     if record.method != "ltt" or math.isinf(record.tau):
@@ -123,7 +148,7 @@ def validation_failure(path: str | Path, record: CalibrationRecord) -> str | Non
         data = load_validation(Path(path).parent / VALIDATION_FILE)
         if data is None or data.get("labels_sha256") != record.labels_sha256:
             return None
-        share = float(data["methods"]["ltt"]["share_splits_selective_risk_above_alpha"])
+        share, population = validation_share(data["methods"]["ltt"])
         delta, splits = float(data["delta"]), int(data["splits"])
     except (DataError, KeyError, TypeError, ValueError) as exc:
         logger.warning("unreadable split validation beside %s (%s): not used", path, exc)
@@ -131,12 +156,14 @@ def validation_failure(path: str | Path, record: CalibrationRecord) -> str | Non
     z = excess_z(share, delta, splits)
     if z <= REFUTE_Z:
         return None
-    return (f"বিভাজন-যাচাইয়ে ({splits}টি ভাগ) অর্ধেক প্রশ্নে নির্ধারিত τ বাকি অর্ধেকে {share:.1%} ভাগে ঝুঁকি α-এর বেশি দিয়েছে "
+    where_bn = "সব লেবেলযুক্ত প্রশ্নে" if population else "বাকি অর্ধেকে"
+    where_en = "on all labelled questions" if population else "on the held-out half"
+    return (f"বিভাজন-যাচাইয়ে ({splits}টি ভাগ) অর্ধেক প্রশ্নে নির্ধারিত τ {where_bn} {share:.1%} ভাগে ঝুঁকি α-এর বেশি দিয়েছে "
             f"(δ = {delta:g}-এর চেয়ে {z:.1f} মানক ত্রুটি বেশি): τ = {record.tau:g} বিশ্বাসযোগ্য নয়, ট্রাস্ট গেট বন্ধ — the "
-            f"split validation of these labels ({splits} splits) finds LTT's held-out selective risk above α in "
-            f"{share:.1%} of splits, {z:.1f} standard errors more than δ = {delta:g}: τ = {record.tau:g} is not trusted "
-            "and the Trust Gate fails closed; label more questions or improve the score, then recompute τ and the "
-            "validation")
+            f"split validation of these labels ({splits} splits) finds the selective risk of the τ fitted on half "
+            f"the questions above α {where_en} in {share:.1%} of splits, {z:.1f} standard errors more than "
+            f"δ = {delta:g}: τ = {record.tau:g} is not trusted and the Trust Gate fails closed; label more questions "
+            "or improve the score, then recompute τ and the validation")
 
 
 def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:

@@ -41,8 +41,9 @@ one departure from the textbook procedure, and it is stated here and in the READ
 **Fail closed.** When no grid point is rejected (including when fewer than ``n_min`` questions
 release at every τ), ``τ̂ = ∞`` and the record's note says why (the p-value at the first tested τ).
 A finite record is also refused when the record is loaded, if the split validation of the same labels
-(:mod:`labourcrew.gate.validation`) finds the held-out selective risk above α in a share of the splits more than two binomial
-standard errors over δ (:func:`labourcrew.gate.crc.validation_failure`).
+(:mod:`labourcrew.gate.validation`) finds the τ fitted on half the questions above α on all of them (the plug-in
+population) in a share of the splits more than two binomial standard errors over δ
+(:func:`labourcrew.gate.crc.validation_failure`; the held-out half's share is biased upwards and only reported).
 """
 
 from __future__ import annotations

@@ -254,18 +254,40 @@ def _selective(test: Sequence[Sequence[GateClaim]], released: Sequence[Sequence[
     return n_rel, n_bad, float(np.mean(losses)) if losses else math.nan
 
 
-def _summary(rows: list[tuple[float, int, int, int, float]], alpha: float) -> dict[str, Any]:
-    """Over splits of (τ, n_test, n_rel, n_bad, crc_loss): the selective-risk summary of one gate."""
-    sel = [b / r for _, _, r, b, _ in rows if r]
-    exceed = [(b / r) > alpha if r else False for _, _, r, b, _ in rows]
+def _released_and_unsafe(questions: Sequence[Sequence[GateClaim]], release) -> tuple[np.ndarray, np.ndarray]:
+    """Per question (boolean arrays of length ``len(questions)``): does it release a claim under ``release(score,
+    categorical)``, and does a released claim of it lack a faithful label (an unsafe answer).
+    """
+    rel = np.zeros(len(questions), dtype=bool)
+    bad = np.zeros(len(questions), dtype=bool)
+    for i, q in enumerate(questions):
+        for s, y, c in q:
+            if release(s, c):
+                rel[i] = True
+                bad[i] |= not y
+    return rel, bad
+
+
+def _summary(rows: list[tuple[float, int, int, int, float, int, int]], alpha: float) -> dict[str, Any]:
+    """Over splits of (τ, n_test, n_rel, n_bad, crc_loss, pop_rel, pop_bad): the selective-risk summary of one gate.
+
+    ``pop_rel`` / ``pop_bad`` are the split's τ applied to *every* labelled question (the plug-in population,
+    :func:`validate_selective`); their share above α is what LTT's promise is checked against.
+    """
+    sel = [b / r for _, _, r, b, *_ in rows if r]
+    exceed = [(b / r) > alpha if r else False for _, _, r, b, *_ in rows]
+    pop = [(pb / pr) > alpha if pr else False for *_, pr, pb in rows]
+    pop_sel = [pb / pr for *_, pr, pb in rows if pr]
     taus = np.array([t for t, *_ in rows])
     return {
         "mean_selective_risk": float(np.mean(sel)) if sel else math.nan,
         "sd_selective_risk": float(np.std(sel, ddof=1)) if len(sel) > 1 else math.nan,
         "share_splits_selective_risk_above_alpha": float(np.mean(exceed)) if exceed else math.nan,
+        "share_splits_population_risk_above_alpha": float(np.mean(pop)) if pop else math.nan,
+        "mean_population_selective_risk": float(np.mean(pop_sel)) if pop_sel else math.nan,
         "splits_releasing": len(sel),
-        "mean_release_rate": float(np.mean([r / n for _, n, r, _, _ in rows if n])) if rows else math.nan,
-        "mean_crc_loss": float(np.mean([c for *_, c in rows])) if rows else math.nan,
+        "mean_release_rate": float(np.mean([r / n for _, n, r, *_ in rows if n])) if rows else math.nan,
+        "mean_crc_loss": float(np.mean([c for *_, c, _, _ in rows])) if rows else math.nan,
         "fail_closed_splits": int(np.isinf(taus).sum()),
         "tau_median": float(np.quantile(taus, 0.5, method="lower")) if taus.size else math.nan,
     }
@@ -288,7 +310,19 @@ def validate_selective(
     **selective risk** (releasing questions whose released claims include an unfaithful one /
     releasing questions; undefined when none releases), the release rate and the CRC mean loss.
     ``share_splits_selective_risk_above_alpha`` counts a split that releases nothing as *not*
-    exceeding α (it released no wrong answer); LTT promises this share <= δ up to sampling error.
+    exceeding α (it released no wrong answer).
+
+    **Which share checks LTT's promise.** LTT bounds the selective risk of ``τ̂`` on the *population* the
+    calibration questions were drawn from. Treating the labelled questions as that population (the plug-in
+    distribution), each split's calibration part is a sample of it and the truth for its ``τ̂`` is the
+    selective risk on *all* labelled questions: ``share_splits_population_risk_above_alpha`` is the share of
+    splits where that exceeds α, which LTT promises to keep <= δ (up to sampling error) and which
+    :func:`labourcrew.gate.crc.validation_failure` reads. The held-out share is *not* an estimate of it: the
+    two parts are complementary, so a calibration half lucky enough to pass leaves the pool's errors to its
+    test half. Example: at some τ, 44 questions release and 4 are unsafe (9 % <= α); a half holding 22 of them
+    with none unsafe passes (p = 0.9^22 = 0.098 <= δ), and its test half then shows 4 of 22 (18 % > α) --
+    "above α" for a τ whose risk is below α. On the shipped labels (2026-12-07, 463 questions) the held-out
+    share was 0.138 while the population share was 0.003 (bootstrap at the full n: 0.005).
     Per category the same numbers on that category's test questions with the pooled τ; a
     **Mondrian** (per-category) LTT τ is fitted only for categories with at least
     ``MONDRIAN_MIN_FACTOR * n_min`` questions, otherwise the report says there are too few.
@@ -311,6 +345,7 @@ def validate_selective(
     cats = sorted(set(categories))
     gates = ("ltt", "crc", "categorical")
     rows: dict[str, list] = {g: [] for g in gates}
+    cat_mask = {c: np.array([x == c for x in categories]) for c in cats}
     per_cat: dict[str, dict[str, list]] = {c: {g: [] for g in gates} for c in cats}
     for _ in range(splits):
         perm = rng.permutation(n)
@@ -321,13 +356,16 @@ def validate_selective(
         for g in gates:
             rel_all = [[(c if g == "categorical" else s >= taus[g]) for s, _, c in questions[i]] for i in test_idx]
             test = [questions[i] for i in test_idx]
+            pop_rel, pop_bad = _released_and_unsafe(questions, lambda s, c, g=g: c if g == "categorical" else s >= taus[g])
             r, b, loss = _selective(test, rel_all)
-            rows[g].append((taus.get(g, math.nan), len(test), r, b, loss))
+            rows[g].append((taus.get(g, math.nan), len(test), r, b, loss, int(pop_rel.sum()), int(pop_bad.sum())))
             for c in cats:
                 sel = [j for j, i in enumerate(test_idx) if categories[i] == c]
                 if sel:
                     r, b, loss = _selective([test[j] for j in sel], [rel_all[j] for j in sel])
-                    per_cat[c][g].append((taus.get(g, math.nan), len(sel), r, b, loss))
+                    mask = cat_mask[c]
+                    per_cat[c][g].append((taus.get(g, math.nan), len(sel), r, b, loss,
+                                          int(pop_rel[mask].sum()), int(pop_bad[mask].sum())))
     need = min_release(alpha, delta)
     mondrian: dict[str, Any] = {}
     for c in cats:

@@ -192,6 +192,11 @@ class PrimaryIssue(LedgerRecord):
     min_share: float = Field(
         default=0.5, ge=0.0, le=1.0, description="Share of ``terms`` that must occur."
     )
+    question_terms: list[str] = Field(
+        default_factory=list,
+        description="The concept's trigger words as the question uses them; any one of them in the cited "
+        "sections also shows coverage (the Act's wording in ``terms`` lists alternatives).",
+    )
 
 
 class Coverage(LedgerRecord):

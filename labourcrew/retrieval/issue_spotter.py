@@ -202,13 +202,21 @@ _SPLIT = re.compile(
 _WORD = re.compile(r"(?:[^\W_]|[\u0981-\u0983\u09bc\u09be-\u09cd\u09d7])+")
 
 
-def _fold(text: str) -> str:
-    # The matching fold of lexical search: long and short i/u signs compare equal.
-    return normalize(text).translate(str.maketrans({"\u09c0": "\u09bf", "\u09c2": "\u09c1"}))
+_FOLD = str.maketrans({"\u09c0": "\u09bf", "\u09c2": "\u09c1"})  # ী->ি, ূ->ু (spelling variants)
 
 
-def _has(text: str, trigger: str) -> bool:
-    t = _fold(trigger)
+def fold(text: str) -> str:
+    """The matching fold of lexical search and of the gate's coverage check: :func:`normalize`, then long
+    and short i/u signs compare equal.
+    """
+    return normalize(text).translate(_FOLD)
+
+
+def has_trigger(text: str, trigger: str) -> bool:
+    """Whether ``trigger`` occurs in ``text`` (already :func:`fold`-ed): a Bangla trigger as a substring (so
+    inflections match), a Latin one at a word start (a short one, <= 4 letters, as a whole word).
+    """
+    t = fold(trigger)
     if not t:
         return False
     if _BN_CHAR.search(t):
@@ -221,8 +229,8 @@ def _has(text: str, trigger: str) -> bool:
 
 def match_concepts(question: str) -> list[Concept]:
     """Concepts of :data:`CONCEPTS` whose triggers occur in ``question`` (table order)."""
-    text = _fold(question)
-    return [c for c in CONCEPTS if any(_has(text, t) for t in c.triggers)]
+    text = fold(question)
+    return [c for c in CONCEPTS if any(has_trigger(text, t) for t in c.triggers)]
 
 
 def detect_language(question: str) -> Language:
@@ -242,7 +250,7 @@ def detect_register(question: str, language: Language) -> Register:
     """``noisy`` (romanised, mixed script, repeated characters, no vowel signs ...), ``colloquial``
     (first person, spoken verb forms) or ``formal``.
     """
-    text = _fold(question)
+    text = fold(question)
     words = _WORD.findall(text)
     if language in ("bn-latn", "mixed") or _REPEAT.search(question):
         return "noisy"
@@ -254,7 +262,7 @@ def detect_register(question: str, language: Language) -> Register:
 
 
 def _cues(text: str, qtype: QuestionType) -> list[str]:
-    return [c for c in TYPE_CUES[qtype] if _has(text, c)]
+    return [c for c in TYPE_CUES[qtype] if has_trigger(text, c)]
 
 
 def _question_type(text: str, sections: list[str], concepts: list[Concept]) -> tuple[QuestionType, list[str]]:
@@ -275,7 +283,7 @@ def _question_type(text: str, sections: list[str], concepts: list[Concept]) -> t
     fired = _cues(text, QuestionType.PROCEDURAL)
     if fired:
         return QuestionType.PROCEDURAL, fired
-    fired = [c for c in SITUATION_CUES if _has(text, c)]
+    fired = [c for c in SITUATION_CUES if has_trigger(text, c)]
     if fired:
         return QuestionType.HYPOTHETICAL, fired
     fired = _cues(text, QuestionType.CONDITIONAL)
@@ -356,7 +364,7 @@ def spot_issues(question: str) -> IssueSpotting:
     q = " ".join(unicodedata.normalize("NFC", question or "").split())
     clean, injected = split_injection(q)
     body = clean or q
-    text = _fold(body)
+    text = fold(body)
     refs = [r.label for r in find_section_refs(body)]
     concepts = match_concepts(body)
     qtype, cues = _question_type(text, refs, concepts)

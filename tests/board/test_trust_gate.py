@@ -177,3 +177,22 @@ def test_primary_issue_from_spotting() -> None:
     assert maternity.description == "concept: maternity" and maternity.terms
     plain = primary_issue(spot_issues("ক্রিকেট খেলার নিয়ম কী?"), [], "ক্রিকেট খেলার নিয়ম কী?")
     assert plain.description == "question words" and "ক্রিকেট" in plain.terms
+
+
+def test_the_question_s_own_word_for_the_concept_covers_it(graph: StatuteGraph) -> None:
+    """16(7) answers «লে-অফ ৪৫ দিনের বেশি চললে মালিক কি শ্রমিককে ছাঁটাই করতে পারে?»: the primary concept is
+    termination, whose Act wording lists alternatives («চাকুরীর অবসান ছাঁটাই ডিসচার্জ বরখাস্ত»), of which 16
+    has only ছাঁটাই (1 of 5 words). The question's own word, ছাঁটাই, is in the cited section: covered (it was
+    DEGRADED, 'does not cover the primary issue', when the gate first released it)."""
+    from labourcrew.gate.trust_gate import coverage
+
+    q = "লে-অফ ৪৫ দিনের বেশি চললে মালিক কি শ্রমিককে ছাঁটাই করতে পারে?"
+    primary = primary_issue(spot_issues(q), [], q)
+    assert primary.description == "concept: termination" and "ছাঁটাই" in primary.question_terms
+    ctx = graph.section_context("2025:16(7)")
+    share_only = primary.model_copy(update={"question_terms": []})
+    assert not coverage(share_only, [claim("w1", node="2025:16(7)")], graph.section_context).covered  # the old rule
+    cov = coverage(primary, [claim("w1", node="2025:16(7)")], graph.section_context)
+    assert cov.covered and cov.share < 0.5 and "ছাঁটাই" in cov.detail and "ছাঁটাই" in ctx
+    # the word must really be in the cited section: 115 (casual leave) says nothing of retrenchment
+    assert not coverage(primary, [claim("w1", node="2025:115")], graph.section_context).covered

@@ -185,3 +185,30 @@ def test_a_complaint_without_a_question_lists_the_nearest_provisions(calibrated_
     assert all(c.weak == weak for c in r.opinion.closest)
     if weak:
         assert len(r.opinion.closest) >= 2
+
+
+def test_the_shipped_calibration_releases_the_lay_off_example(e2e_settings, graph, pipeline) -> None:
+    """With the committed Trust Gate record (LTT, τ = 0.939) and its split validation, the Ask page's lay-off
+    example is released as TGLO with 16(7), the provision that answers it, and the casual-leave example stays
+    UNDECIDED with 115 listed as not verified (it scores under τ). Fails if the record stops loading for this
+    system (fingerprint, validation) or the score of either moves across τ."""
+    from labourcrew.board.build import build_board
+    from labourcrew.board.deps import BoardDeps
+    from labourcrew.deliberation.extractive import OfflineBackend
+    from labourcrew.gate.crc import load_calibration
+    from labourcrew.gate.system import system_of
+    from labourcrew.settings import REPO_ROOT
+    from labourcrew.ui.ask import EXAMPLES
+
+    record = load_calibration(REPO_ROOT / "data" / "calibration" / "trust_gate.json", e2e_settings.gate.alpha,
+                              delta=e2e_settings.gate.delta, system=system_of(e2e_settings))
+    assert record.tau == 0.939, record.note
+    board = build_board(e2e_settings, BoardDeps(graph=graph, retrieval=pipeline, backend=OfflineBackend(graph),
+                                                calibration=record))
+    lay_off = ask(EXAMPLES[-1], board=board, save=False)
+    assert lay_off.status == ReleaseStatus.TGLO, lay_off.status_reason
+    assert {e.node_id for c in lay_off.accepted() for e in c.evidence} == {"2025:16(7)"}
+    assert all(c.trust_score >= 0.939 for c in lay_off.accepted())
+    casual = ask(EXAMPLES[0], board=board, save=False)
+    assert casual.status == ReleaseStatus.UNDECIDED and not casual.accepted()
+    assert any(c.node_id.startswith("2025:115") for c in casual.opinion.closest)

@@ -122,20 +122,25 @@ def test_shipped_validation_file_has_the_issue_keys():
         m = data["methods"][g]
         for k in ("mean_selective_risk", "share_splits_selective_risk_above_alpha", "mean_release_rate"):
             assert k in m
-    # LTT's promise: the selective risk exceeds α in at most δ of the splits (up to sampling error); when the
-    # shipped labels break it (13.8 % on 2026-12-04), the shipped record is not used: the gate fails closed.
-    from labourcrew.gate.crc import REFUTE_Z, excess_z, load_calibration, validation_failure
+    # LTT's promise: the τ fitted on a split's half has a selective risk above α, on all labelled questions, in at
+    # most δ of the splits (up to sampling error); a record whose labels break it is not used: the gate fails closed.
+    from labourcrew.gate.crc import POPULATION_SHARE, REFUTE_Z, excess_z, load_calibration, validation_failure
 
-
-    share = data["methods"]["ltt"]["share_splits_selective_risk_above_alpha"]
+    ltt = data["methods"]["ltt"]
+    share = ltt[POPULATION_SHARE]
     record = CalibrationRecord.load(CAL_DIR / "trust_gate.json")
-    if excess_z(share, data["delta"], data["splits"]) > REFUTE_Z and record.labels_sha256 == data["labels_sha256"]:
-        assert validation_failure(CAL_DIR / "trust_gate.json", record) is not None or math.isinf(record.tau)
-        assert math.isinf(load_calibration(CAL_DIR / "trust_gate.json", record.alpha, delta=record.delta).tau)
+    loaded = load_calibration(CAL_DIR / "trust_gate.json", record.alpha, delta=record.delta)
+    if record.labels_sha256 == data["labels_sha256"] and not math.isinf(record.tau):
+        refuted = excess_z(share, data["delta"], data["splits"]) > REFUTE_Z
+        assert (validation_failure(CAL_DIR / "trust_gate.json", record) is not None) == refuted
+        assert math.isinf(loaded.tau) == refuted
+    # The held-out half runs higher than the population share: the halves are complementary.
+    assert ltt["share_splits_selective_risk_above_alpha"] >= share
     assert data["by_category"] and data["mondrian"]
 
 
-def _ltt_record(tmp_path, share: float, labels: str = "abc") -> Path:
+def _ltt_record(tmp_path, share: float, labels: str = "abc", *, held_out: float | None = None,
+                population: bool = True) -> Path:
 
 
     rec = CalibrationRecord(tau=0.9, alpha=0.1, n=100, empirical_risk=0.0, bound=0.05, labels_sha256="abc",
@@ -144,7 +149,9 @@ def _ltt_record(tmp_path, share: float, labels: str = "abc") -> Path:
     rec.save(path)
     (tmp_path / "validation.json").write_text(json.dumps(
         {"splits": 1000, "delta": 0.1, "labels_sha256": labels,
-         "methods": {"ltt": {"share_splits_selective_risk_above_alpha": share}}}), encoding="utf-8")
+         "methods": {"ltt": {"share_splits_selective_risk_above_alpha": held_out if held_out is not None else share,
+                             **({} if population is False else {"share_splits_population_risk_above_alpha": share})}}}),
+        encoding="utf-8")
     return path
 
 
@@ -160,3 +167,32 @@ def test_a_record_its_own_split_validation_refutes_fails_closed(tmp_path):
     assert load_calibration(_ltt_record(tmp_path, 0.3, labels="other"), 0.1, delta=0.1).tau == 0.9  # other labels
     (tmp_path / "validation.json").write_text("{not json", encoding="utf-8")
     assert load_calibration(tmp_path / "trust_gate.json", 0.1, delta=0.1).tau == 0.9  # unreadable: not used
+
+
+def test_the_population_share_decides_and_an_older_file_is_read_by_its_held_out_share(tmp_path):
+    """A validation's LTT share that checks the promise is the population one: a held-out share of 0.138 with a
+    population share of 0.004 keeps τ; a file written before the population share existed is read by its
+    held-out share (conservative) and refutes the same τ, saying which share it read."""
+    from labourcrew.gate.crc import load_calibration
+
+    assert load_calibration(_ltt_record(tmp_path, 0.004, held_out=0.138), 0.1, delta=0.1).tau == 0.9
+    old = load_calibration(_ltt_record(tmp_path, 0.138, population=False), 0.1, delta=0.1)
+    assert math.isinf(old.tau) and "held-out half" in old.note and "বাকি অর্ধেকে" in old.note
+    new = load_calibration(_ltt_record(tmp_path, 0.2, held_out=0.3), 0.1, delta=0.1)
+    assert math.isinf(new.tau) and "on all labelled questions" in new.note
+
+
+def test_the_held_out_half_flags_a_tau_whose_risk_is_below_alpha():
+    """The complementary-halves bias, on the worked example of ``validate_selective``'s docstring: 44 questions
+    release at τ = 0.9, 4 of them unsafe (9 % <= α), and 200 release nothing. Halves that happen to hold few of
+    the 4 pass LTT at 0.9 and leave the rest to the held-out half, which then shows more than α; applied to all
+    questions, the same τ is within α in every split."""
+    from labourcrew.gate.validation import validate_selective
+
+    qs = [[(0.95, i >= 4, True)] for i in range(44)] + [[(0.5, False, True)] for _ in range(200)]
+    data = validate_selective(qs, ["c"] * len(qs), alpha=0.1, delta=0.1, splits=300, seed=1)
+    ltt = data["methods"]["ltt"]
+    assert ltt["splits_releasing"] > 0
+    assert ltt["share_splits_population_risk_above_alpha"] == 0.0  # 4/44 on all questions, whatever τ a half picks
+    assert ltt["share_splits_selective_risk_above_alpha"] > 0.0
+    assert ltt["mean_selective_risk"] > ltt["mean_population_selective_risk"]
