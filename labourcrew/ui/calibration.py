@@ -231,11 +231,13 @@ def _validation_note(ltt: dict, splits: object, delta: object) -> str:
     pop = ltt.get(POPULATION_SHARE)
     above = round(held * splits) if isinstance(held, float) and isinstance(splits, int) else None
     text = ("প্রতিটি ভাগে অর্ধেক প্রশ্নে τ বাছাই হয়। LTT-র প্রতিশ্রুতি যাচাই হয় সেই τ সব লেবেলযুক্ত প্রশ্নে প্রয়োগ করে "
-            "(এরা-ই এখানে “জনসংখ্যা”): α-র ওপরে থাকা ভাগের হার ≤ δ হওয়ার কথা। বাকি অর্ধেকের হার বেশি দেখায়, কারণ দুই "
+            "(এরা-ই এখানে “জনসংখ্যা”): α-র ওপরে থাকা ভাগের হার ≤ δ হওয়ার কথা; যে ভাগে কিছুই প্রকাশ হয় না (fail-closed), "
+            "সেটি “α-র ওপরে নয়” হিসেবে গোনা হয়। বাকি অর্ধেকের হার বেশি দেখায়, কারণ দুই "
             "অর্ধেক পরিপূরক: ভাগ্যবান অর্ধেক পাস করলে পুলের ভুলগুলো অন্য অর্ধেকে পড়ে। "
             f"(Each split picks τ on half the questions. LTT's promise is checked by applying that τ to all labelled "
             f"questions, the population here: the share of splits above α should be ≤ δ = {delta}, up to sampling "
-            f"error. The held-out half runs high because the halves are complementary: a lucky half that passes "
+            f"error; a split that releases nothing counts as not above α. The held-out half runs high because the "
+            f"halves are complementary: a lucky half that passes "
             f"leaves the pool's errors to the other half. Here LTT fails closed in {closed} of {splits} splits; of "
             f"the {releasing} that release, {above} are above α on the held-out half")
     if isinstance(pop, (int, float)):

@@ -624,6 +624,11 @@ def test_the_validation_note_counts_fail_closed_splits_as_not_above_alpha():
     note = _validation_note(ltt, 1000, 0.1)
     assert "856 of 1000" in note and "of the 144 that release, 116 are above α" in note
     assert "counts as not above α" in note
+    # a file without the population share is read by its held-out share, and the note says so
+    assert "predates the population share" in note
+    note = _validation_note({**ltt, "share_splits_population_risk_above_alpha": 0.004}, 1000, 0.1)
+    assert "on all labelled questions the share of splits above α is 0.004" in note
+    assert "halves are complementary" in note and "predates" not in note
 
 
 def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_env, tmp_path, monkeypatch):
@@ -770,14 +775,18 @@ def test_the_split_validation_says_which_methods_exceeded_delta_and_how_to_read_
     # test reads the page's wording, not whichever share the last refit measured
     val = json.loads((REPO_ROOT / "data" / "calibration" / "validation.json").read_text(encoding="utf-8"))
     assert val["splits"] == 1000
-    val["methods"]["ltt"]["share_splits_selective_risk_above_alpha"] = 0.116
-    val["methods"]["crc"]["share_splits_selective_risk_above_alpha"] = 0.995
+    val["methods"]["ltt"]["share_splits_population_risk_above_alpha"] = 0.116
+    val["methods"]["ltt"]["share_splits_selective_risk_above_alpha"] = 0.138
+    val["methods"]["crc"]["share_splits_population_risk_above_alpha"] = 0.995
     (cal.parent / "validation.json").write_text(json.dumps(val), encoding="utf-8")
     at = app_page("pages/4_Calibration.py").run()
     _no_problem(at)
-    table = next(d.value for d in at.dataframe if "share of splits > α" in d.value.columns)
-    share = dict(zip(table["gate"], table["share of splits > α"], strict=True))
+    col = "share of splits > α, all labelled (LTT's check)"
+    table = next(d.value for d in at.dataframe if col in d.value.columns)
+    share = dict(zip(table["gate"], table[col], strict=True))
     assert share["ltt"] == "0.116 (> δ)" and share["crc"] == "0.995 (> δ)"
+    held = dict(zip(table["gate"], table["share of splits > α, held-out half"], strict=True))
+    assert held["ltt"] == "0.138 (> δ)"  # shown beside it, not what the warning below reads
     ltt = next(w.value for w in at.warning if w.value.startswith("LTT এই ভাগগুলোতে δ ছাড়িয়েছে"))
     en = english_part(ltt)
     assert en.startswith("LTT exceeded δ in these splits: 116 of 1000 splits (0.116) were above α, 0.016 more than "

@@ -37,10 +37,9 @@ def test_a_record_for_another_alpha_fails_closed_with_a_reason():
     path = REPO_ROOT / "data" / "calibration" / "trust_gate.json"
     shipped = load_calibration(path, 0.10)
     assert shipped.alpha == 0.10 and shipped.method == "ltt" and shipped.delta == 0.10
-    # The shipped record's τ = 0.939 (463 questions) is refuted by its own split validation: the gate fails
-    # closed and says why (before 2026-12-04, on 333 questions, no threshold passed at all).
-    assert math.isinf(shipped.tau) and ("split validation" in (shipped.note or "")
-                                        or "no threshold passes" in (shipped.note or ""))
+    # The shipped record's τ = 0.939 (463 questions) is used: its split validation keeps LTT's promise on all
+    # labelled questions (2026-12-07; before 2026-12-04, on 333 questions, no threshold passed at all).
+    assert shipped.tau == 0.939 and shipped.n_releasing == 29 and shipped.selective_risk == 0.0
     other = load_calibration(path, 0.5)
     assert math.isinf(other.tau) and "α = 0.1" in (other.note or "")
 
