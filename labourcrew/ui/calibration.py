@@ -241,7 +241,12 @@ def _validation_note(ltt: dict, splits: object, delta: object) -> str:
             f"leaves the pool's errors to the other half. Here LTT fails closed in {closed} of {splits} splits; of "
             f"the {releasing} that release, {above} are above α on the held-out half")
     if isinstance(pop, (int, float)):
-        text += f"; on all labelled questions the share of splits above α is {pop:.3f}.)"
+        text += f"; on all labelled questions the share of splits above α is {pop:.3f}"
+        boot = ltt.get("bootstrap") or {}
+        if isinstance(boot.get("share_population_risk_above_alpha"), (int, float)):
+            text += (f"; refitted at the full size on {boot.get('resamples')} resamples with replacement, "
+                     f"{boot['share_population_risk_above_alpha']:.3f}")
+        text += ".)"
     else:
         text += "; this file predates the population share, so the held-out share is read instead (conservative).)"
     return text

@@ -629,6 +629,9 @@ def test_the_validation_note_counts_fail_closed_splits_as_not_above_alpha():
     note = _validation_note({**ltt, "share_splits_population_risk_above_alpha": 0.004}, 1000, 0.1)
     assert "on all labelled questions the share of splits above α is 0.004" in note
     assert "halves are complementary" in note and "predates" not in note
+    boot = {"resamples": 400, "share_population_risk_above_alpha": 0.005}
+    note = _validation_note({**ltt, "share_splits_population_risk_above_alpha": 0.004, "bootstrap": boot}, 1000, 0.1)
+    assert "on 400 resamples with replacement, 0.005" in note
 
 
 def test_calibration_says_where_the_proposals_questions_come_from(app_page, app_env, tmp_path, monkeypatch):

@@ -136,6 +136,7 @@ def test_shipped_validation_file_has_the_issue_keys():
         assert math.isinf(loaded.tau) == refuted
     # The held-out half runs higher than the population share: the halves are complementary.
     assert ltt["share_splits_selective_risk_above_alpha"] >= share
+    assert ltt["bootstrap"]["resamples"] >= 100 and 0.0 <= ltt["bootstrap"]["share_population_risk_above_alpha"] <= 1.0
     assert data["by_category"] and data["mondrian"]
 
 
@@ -190,8 +191,10 @@ def test_the_held_out_half_flags_a_tau_whose_risk_is_below_alpha():
     from labourcrew.gate.validation import validate_selective
 
     qs = [[(0.95, i >= 4, True)] for i in range(44)] + [[(0.5, False, True)] for _ in range(200)]
-    data = validate_selective(qs, ["c"] * len(qs), alpha=0.1, delta=0.1, splits=300, seed=1)
+    data = validate_selective(qs, ["c"] * len(qs), alpha=0.1, delta=0.1, splits=300, seed=1, bootstrap=60)
     ltt = data["methods"]["ltt"]
+    # at the full size, resampled with replacement: the τ either fails closed or is within α on all questions
+    assert ltt["bootstrap"]["resamples"] == 60 and ltt["bootstrap"]["share_population_risk_above_alpha"] == 0.0
     assert ltt["splits_releasing"] > 0
     assert ltt["share_splits_population_risk_above_alpha"] == 0.0  # 4/44 on all questions, whatever τ a half picks
     assert ltt["share_splits_selective_risk_above_alpha"] > 0.0
