@@ -41,6 +41,8 @@ from labourcrew.statute.normalize import normalize
 
 __all__ = [
     "asked_units",
+    "same_units",
+    "states_asked_amount",
     "NUMBER_WORDS",
     "UNITS",
     "TEMPORAL_UNITS",
@@ -264,6 +266,34 @@ def asked_units(question: str) -> set[str]:
         if unit:
             out.add(unit)
     return out
+
+
+def same_units(units: Iterable[str]) -> set[str]:
+    """Units as the asked-amount rules compare them: a working day counts as a day."""
+    return {"day" if u == "working_day" else u for u in units}
+
+
+def states_asked_amount(question: str, quotes: Iterable[str]) -> bool | None:
+    """Whether the quotes state an amount of time in a unit the question asks for.
+
+    The question must ask one thing (no :func:`~labourcrew.retrieval.issue_spotter.question_parts`: a quote may
+    answer another part of a question that asks several) and ask an amount of time (:func:`asked_units`,
+    :data:`TEMPORAL_UNITS`: the Act states notice periods, leave, limitation periods and hours as amounts, while
+    "how much money" is often answered by a rate, "half of the basic wage", with no taka in it). Example:
+    "অস্থায়ী শ্রমিক চাকরি ছাড়তে কত দিনের নোটিশ দিবে?" is not answered by 27(2)'s closing words «লিখিত নোটিশ
+    মালিকের নিকট প্রদান করিয়া ... ইস্তফা দিতে পারিবেন», which state no days (a new user got them released).
+
+    Returns:
+        None when the rule does not apply (several parts, or no amount of time asked); else whether some
+        quote states an amount in an asked unit (digits or number words, :func:`quantities_in`).
+    """
+    from labourcrew.retrieval.issue_spotter import question_parts
+
+    asked = same_units(asked_units(question)) & TEMPORAL_UNITS
+    if not asked or question_parts(question):
+        return None
+    stated = same_units(u for quote in quotes for _, u in quantities_in(quote))
+    return bool(stated & asked)
 
 
 def numbers_in(text: str) -> set[float]:

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from labourcrew.audit.citation_checker import check_claim
 from labourcrew.audit.conditions import omitted_conditions
-from labourcrew.audit.skeptic import skeptic_report
+from labourcrew.audit.skeptic import skeptic_report, states_asked_amount
 from labourcrew.board.deps import BoardDeps
 from labourcrew.board.state import CaseLedger, aggregate_status
 from labourcrew.deliberation.eep import LedgerView, make_claims
@@ -586,9 +586,12 @@ def citation_checker(state: CaseLedger, runtime: Runtime[BoardContext]) -> dict[
 _SEVERITY = {Verdict.SUPPORT: 0, Verdict.NEI: 1, Verdict.REFUTE: 2}
 
 
-def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph: StatuteGraph) -> TrustFinding:
+def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph: StatuteGraph,
+             question: str = "") -> TrustFinding:
     """Merge the backend's reading with the deterministic skeptic checks (the stricter wins),
-    among them the conditions a quote leaves in sub-clauses (:mod:`labourcrew.audit.conditions`).
+    among them the conditions a quote leaves in sub-clauses (:mod:`labourcrew.audit.conditions`) and, for a
+    question that asks one amount of time, whether a quote states one
+    (:func:`~labourcrew.audit.skeptic.states_asked_amount`; NEI when none does).
     """
     report = skeptic_report(claim.text, [r.span for r in claim.evidence], cited_texts)
     verdict, direction = out.verdict, out.direction
@@ -604,6 +607,13 @@ def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph:
         skeptic_notes.append("conditions in sub-clauses not cited: " + ", ".join(omitted))
         if _SEVERITY[Verdict.NEI] > _SEVERITY[verdict]:
             verdict, direction = Verdict.NEI, Direction.MISSING_CONDITION
+    stated = states_asked_amount(question, [r.span for r in claim.evidence])
+    if stated is not None:
+        checks["skeptic.asked_amount_stated"] = stated
+        if not stated:
+            skeptic_notes.append("the question asks an amount of time; no quote states one")
+            if _SEVERITY[Verdict.NEI] > _SEVERITY[verdict]:
+                verdict = Verdict.NEI
     notes = out.notes
     if skeptic_notes:
         notes = (notes + " | " if notes else "") + "skeptic: " + "; ".join(skeptic_notes)
@@ -676,7 +686,8 @@ def trust_auditor(task: AuditTask, runtime: Runtime[BoardContext]) -> dict[str, 
         requests = []
         for claim in claims:
             out = outs[claim.claim_id]
-            findings[claim.claim_id] = _finding(claim, out, inp.single(claim).cited_texts, ctx.deps.graph)
+            findings[claim.claim_id] = _finding(claim, out, inp.single(claim).cited_texts, ctx.deps.graph,
+                                                inp.question)
             if out.retrieval_request is not None:
                 requests.append(out.retrieval_request)
         r = task["retrieval_round"]

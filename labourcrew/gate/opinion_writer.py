@@ -313,17 +313,14 @@ def direct_answer(
                                         verified=ok)
     if not _ASKS_AMOUNT.search(question.lower()):
         return None
-    from labourcrew.audit.skeptic import asked_units, quantities_in
+    from labourcrew.audit.skeptic import asked_units, quantities_in, same_units
 
     # Asked in days, answered in days: a trial's "মাতৃত্বকালীন ছুটি কয়দিন পাবো?" got «ছয় মাস», 46(1)'s
     # proviso on the service the benefit needs, as the short answer (working days count as days).
-    def days(units: set[str]) -> set[str]:
-        return {"day" if u == "working_day" else u for u in units}
-
-    asked = days(asked_units(question))
+    asked = same_units(asked_units(question))
 
     def in_asked_unit(phrase: str) -> bool:
-        units = days({u for _, u in quantities_in(phrase)})
+        units = same_units(u for _, u in quantities_in(phrase))
         return not asked or not units or bool(units & asked)
 
     for claim in accepted:

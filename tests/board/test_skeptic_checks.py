@@ -107,3 +107,31 @@ def test_conflicting_claims_on_one_unit_are_found() -> None:
     (c,) = claim_conflicts([may, may_not, elsewhere])
     assert (c.a, c.b, c.node_ids) == ("w1", "e1", ["2025:27(1)"]) and "may" in c.reason
     assert claim_conflicts([may, elsewhere]) == []
+
+
+def test_a_released_quote_must_state_the_amount_of_time_asked(graph: StatuteGraph) -> None:
+    """A new user's "অস্থায়ী শ্রমিক চাকরি ছাড়তে কত দিনের নোটিশ দিবে?" was released (TGLO) with 27(2)'s closing
+    words alone, which state no days: the auditor's finding is now NEI, whatever the backend read, and the same
+    quote with its clauses (ত্রিশ দিনের, চৌদ্দ দিনের) stays SUPPORT."""
+    from labourcrew.board.roles import _finding
+    from labourcrew.ledger.records import Claim, EvidenceRef
+    from labourcrew.ledger.roles import AuditOutput
+
+    q = "অস্থায়ী শ্রমিক চাকরি ছাড়তে কত দিনের নোটিশ দিবে?"
+    ids = ["2025:27(2)(b).para1", "2025:27(2)(a)", "2025:27(2)(b)"]
+    texts = {n: graph.units[n].text for n in ids}
+    support = AuditOutput(verdict=Verdict.SUPPORT, category=ClaimCategory.FACTUAL, checks={}, notes="")
+
+    def claim(nodes: list[str]) -> Claim:
+        refs = [EvidenceRef(node_id=n, span=texts[n].split(") ", 1)[-1].rstrip("৷।,")) for n in nodes]
+        return Claim(claim_id="w1", side="worker", text="আইন অনুযায়ী: " + " ".join(f"«{r.span}»" for r in refs),
+                     evidence=refs, confidence=0.9)
+
+    tail = _finding(claim(ids[:1]), support, {ids[0]: texts[ids[0]]}, graph, q)
+    assert tail.verdict == Verdict.NEI and tail.checks["skeptic.asked_amount_stated"] is False
+    assert "asks an amount of time" in tail.notes
+    whole = _finding(claim(ids), support, texts, graph, q)
+    assert whole.verdict == Verdict.SUPPORT and whole.checks["skeptic.asked_amount_stated"] is True
+    # a question that asks no amount of time: no such check
+    assert "skeptic.asked_amount_stated" not in _finding(claim(ids[:1]), support, {ids[0]: texts[ids[0]]}, graph,
+                                                         "অস্থায়ী শ্রমিক কীভাবে ইস্তফা দিতে পারে?").checks
