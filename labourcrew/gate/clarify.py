@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from labourcrew.graph.statute_graph import StatuteGraph
 from labourcrew.ledger.gate import Clarification, ClarificationChoice, Fact
 from labourcrew.statute.model import Level
-from labourcrew.statute.normalize import normalize, to_ascii_digits
+from labourcrew.statute.normalize import normalize, to_ascii_digits, to_bangla_digits
 
 __all__ = [
     "MAX_QUESTIONS",
@@ -140,7 +140,7 @@ def _fact_label(key: str, value: str) -> str:
             if v == value:
                 return label
     if key == "years_of_service":
-        return f"চাকরির মেয়াদ {value} বছর"
+        return f"চাকরির মেয়াদ {to_bangla_digits(value)} বছর"  # Bangla text, Bangla digits (a trial saw "10 বছর")
     return f"{key} = {value}"
 
 

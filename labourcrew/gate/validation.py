@@ -487,7 +487,12 @@ def run_validation(set_path: Path, labels_path: Path, out: Path, *, splits: int 
     qs = [q for q, _ in grouped]
     data = validate_selective(qs, [c for _, c in grouped], alpha=alpha, delta=delta, splits=splits,
                               calibration_fraction=calibration_fraction, seed=seed)
-    data.update({"calibration_set": str(set_path), "labels_sha256": labels_sha,
+    from labourcrew.settings import REPO_ROOT
+
+    shown = Path(set_path).resolve()
+    # a path inside the repository is written relative to it: the committed file must not name this machine
+    shown_path = shown.relative_to(REPO_ROOT) if shown.is_relative_to(REPO_ROOT) else shown
+    data.update({"calibration_set": str(shown_path), "labels_sha256": labels_sha,
                  "calibration_set_sha256": hashlib.sha256(Path(set_path).read_bytes()).hexdigest(),
                  "created": datetime.now(UTC).isoformat(timespec="seconds")})
     clean = _clean(data)

@@ -231,11 +231,12 @@ def _validation_note(ltt: dict, splits: object, delta: object) -> str:
     pop = ltt.get(POPULATION_SHARE)
     above = round(held * splits) if isinstance(held, float) and isinstance(splits, int) else None
     text = ("প্রতিটি ভাগে অর্ধেক প্রশ্নে τ বাছাই হয়। LTT-র প্রতিশ্রুতি যাচাই হয় সেই τ সব লেবেলযুক্ত প্রশ্নে প্রয়োগ করে "
-            "(এরা-ই এখানে “জনসংখ্যা”): α-র ওপরে থাকা ভাগের হার ≤ δ হওয়ার কথা; যে ভাগে কিছুই প্রকাশ হয় না (fail-closed), "
+            "(যে অর্ধেকে τ বাছাই হয়েছে সেটিসহ; এরা-ই এখানে “জনসংখ্যা”): α-র ওপরে থাকা ভাগের হার ≤ δ হওয়ার কথা; যে ভাগে কিছুই প্রকাশ হয় না (fail-closed), "
             "সেটি “α-র ওপরে নয়” হিসেবে গোনা হয়। বাকি অর্ধেকের হার বেশি দেখায়, কারণ দুই "
             "অর্ধেক পরিপূরক: ভাগ্যবান অর্ধেক পাস করলে পুলের ভুলগুলো অন্য অর্ধেকে পড়ে। "
             f"(Each split picks τ on half the questions. LTT's promise is checked by applying that τ to all labelled "
-            f"questions, the population here: the share of splits above α should be ≤ δ = {delta}, up to sampling "
+            f"questions, the half it was picked on included -- they are the population here, as the real population "
+            f"includes the calibration questions: the share of splits above α should be ≤ δ = {delta}, up to sampling "
             f"error; a split that releases nothing counts as not above α. The held-out half runs high because the "
             f"halves are complementary: a lucky half that passes "
             f"leaves the pool's errors to the other half. Here LTT fails closed in {closed} of {splits} splits; of "
@@ -342,11 +343,11 @@ def render_validation(path: Path) -> None:
             above = isinstance(x, (int, float)) and isinstance(delta, (int, float)) and x > delta
             return _opt(x) + (" (> δ)" if above else "")
 
-        st.dataframe([{"gate": g, "mean selective risk (held-out half)": _opt(m.get("mean_selective_risk")),
-                       "share of splits > α, all labelled (LTT's check)": share(m, POPULATION_SHARE),
-                       "share of splits > α, held-out half": share(m, "share_splits_selective_risk_above_alpha"),
+        st.dataframe([{"gate": g, "risk on held-out half (mean)": _opt(m.get("mean_selective_risk")),
+                       "splits > α, all questions (LTT's check)": share(m, POPULATION_SHARE),
+                       "splits > α, held-out half": share(m, "share_splits_selective_risk_above_alpha"),
                        "release rate": _opt(m.get("mean_release_rate")),
-                       "fail-closed splits": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
+                       "fail-closed": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
                       hide_index=True, key="cal_validation")
         ltt = methods.get("ltt") or {}
         st.caption(_validation_note(ltt, data.get("splits"), delta))

@@ -784,11 +784,11 @@ def test_the_split_validation_says_which_methods_exceeded_delta_and_how_to_read_
     (cal.parent / "validation.json").write_text(json.dumps(val), encoding="utf-8")
     at = app_page("pages/4_Calibration.py").run()
     _no_problem(at)
-    col = "share of splits > α, all labelled (LTT's check)"
+    col = "splits > α, all questions (LTT's check)"
     table = next(d.value for d in at.dataframe if col in d.value.columns)
     share = dict(zip(table["gate"], table[col], strict=True))
     assert share["ltt"] == "0.116 (> δ)" and share["crc"] == "0.995 (> δ)"
-    held = dict(zip(table["gate"], table["share of splits > α, held-out half"], strict=True))
+    held = dict(zip(table["gate"], table["splits > α, held-out half"], strict=True))
     assert held["ltt"] == "0.138 (> δ)"  # shown beside it, not what the warning below reads
     ltt = next(w.value for w in at.warning if w.value.startswith("LTT এই ভাগগুলোতে δ ছাড়িয়েছে"))
     en = english_part(ltt)
