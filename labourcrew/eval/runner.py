@@ -11,7 +11,9 @@ own format (:func:`~labourcrew.board.run.load_run` reopens them), baseline runs 
 
 **Resume.** ``<runs_dir>/eval/index.jsonl`` maps a run key to its file; the key hashes the item's
 content, the configuration's run signature (:meth:`~labourcrew.eval.ablations.EvalConfig.signature`),
-the settings hash, the calibration record in force (τ, labels hash, n) and :data:`HARNESS_VERSION`.
+the settings hash, the calibration record in force (τ, labels hash, n), :data:`HARNESS_VERSION` and the
+package's code (:func:`code_fingerprint`: a changed check, such as a new skeptic rule, changes verdicts without
+changing any setting, and a resumed run of the older code would be reported as this system's; seen 2026-12-07).
 A finished item is never rerun while its key matches; configurations that differ only post hoc
 (gate checks off, halt on failure) share runs.
 
@@ -25,6 +27,7 @@ the dashboard's Evaluation page reads ``data/eval/results/*.json``), the paper s
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -301,6 +304,19 @@ def _calibration_fingerprint(cal: CalibrationRecord | None) -> list[Any] | None:
     return [("inf" if math.isinf(cal.tau) else cal.tau), cal.labels_sha256, cal.n, cal.alpha]
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 of the ``labourcrew`` package's Python sources (paths and bytes, in path order), computed once."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 def run_key(item: DevItem, config: EvalConfig, settings: Settings, calibration: CalibrationRecord | None) -> str:
     """The resume key of one item under one configuration (module docstring)."""
     import hashlib
@@ -311,6 +327,7 @@ def run_key(item: DevItem, config: EvalConfig, settings: Settings, calibration: 
         "settings": settings.hash(),
         "calibration": _calibration_fingerprint(calibration) if config.runner == "board" else None,
         "harness": HARNESS_VERSION,
+        "code": code_fingerprint(),
     }
     return hashlib.sha256(json.dumps(blob, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 

@@ -97,6 +97,19 @@ def test_resume_and_shared_runs(three_items, resources, opts):
     assert fresh.ran == 3
 
 
+def test_a_code_change_reruns_what_a_settings_change_would_not(three_items, resources, opts, monkeypatch):
+    """A new skeptic rule changed 44 calibration verdicts without touching a setting; a resumed eval reused the
+    older code's runs and reported them as this system's. The run key holds the package's code fingerprint."""
+    from labourcrew.eval import runner
+
+    first = run_config(get_config("gate_categorical"), three_items, opts=opts, res=resources)
+    assert first.ran + first.reused == 3
+    assert len(runner.code_fingerprint()) == 64 and runner.code_fingerprint() == runner.code_fingerprint()
+    monkeypatch.setattr(runner, "code_fingerprint", lambda: "0" * 64)  # as if a .py file had changed
+    again = run_config(get_config("gate_categorical"), three_items, opts=opts, res=resources)
+    assert (again.ran, again.reused) == (3, 0)
+
+
 def test_regate_with_both_checks_reproduces_the_categorical_gate(three_items, resources, opts, graph):
     cr = run_config(get_config("gate_categorical"), three_items, opts=opts, res=resources)
     for record in cr.records:
