@@ -304,6 +304,30 @@ def _calibration_fingerprint(cal: CalibrationRecord | None) -> list[Any] | None:
     return [("inf" if math.isinf(cal.tau) else cal.tau), cal.labels_sha256, cal.n, cal.alpha]
 
 
+ABLATION_NOTE = ("এই অ্যাবলেশনের জন্য কোনো ক্যালিব্রেশন নেই: রেকর্ডটি পূর্ণ সিস্টেমের, আর এখানে অনুসন্ধান বা লিংক-হপ আলাদা, "
+                 "তাই স্কোরও আলাদা — no calibration for this ablation: the record is for the full system, and retrieval or "
+                 "hops differ here, so the scores do too")
+
+
+def changes_scores(config: EvalConfig) -> bool:
+    """Whether a board configuration changes what the trust score is computed from without changing any setting
+    (retrieval channels, hop depth, the planner, the chunking, re-entry): the settings fingerprint cannot see it,
+    so the full system's calibration record does not hold for it (a dense-only run scored fewer rivals, rated its
+    units higher and released 28 % of the reporting split under τ = 0.939, unlabelled; 2026-12-07).
+    """
+    return (config.channels is not None or config.hops is not None or not config.planner
+            or config.chunking != "structure" or not config.reentry)
+
+
+def ablation_stand_in(record: CalibrationRecord) -> CalibrationRecord:
+    """A fail-closed stand-in (τ = ∞, no labels hash) for a configuration :func:`changes_scores` says is another
+    system; its note says why, Bangla first.
+    """
+    return CalibrationRecord(tau=math.inf, alpha=record.alpha, n=0, empirical_risk=0.0, bound=1.0, labels_sha256="",
+                             created=record.created, method=record.method, grid_size=0, note=ABLATION_NOTE,
+                             delta=record.delta)
+
+
 @functools.cache
 def code_fingerprint() -> str:
     """sha256 of the ``labourcrew`` package's Python sources (paths and bytes, in path order), computed once."""
@@ -486,6 +510,8 @@ def run_config(
     calibration = (
         calibration_for(settings) if config.runner == "board" else None
     )
+    if calibration is not None and changes_scores(config) and not calibration.fail_closed:
+        calibration = ablation_stand_in(calibration)
     root = settings.runs_dir / "eval"
     store = RunStore(root)
     folder = root / config.name

@@ -280,3 +280,15 @@ def test_suite_covers_every_group():
         "orch_full",
     ):
         assert must in names
+
+
+def test_an_ablation_that_changes_retrieval_gets_no_calibration(three_items, resources, opts):
+    """A dense-only run is another system (fewer rivals, higher relevance): the full system's τ must not release
+    its claims. The settings fingerprint cannot see a configuration's channels, so the runner fails it closed."""
+    from labourcrew.eval.runner import ABLATION_NOTE, changes_scores
+
+    assert changes_scores(get_config("ret_dense")) and changes_scores(get_config("hop_0"))
+    assert not changes_scores(get_config("full")) and not changes_scores(get_config("gate_categorical"))
+    dense = run_config(get_config("ret_dense"), three_items, opts=opts, res=resources)
+    assert dense.calibration is not None and dense.calibration.tau == float("inf")
+    assert dense.calibration.note == ABLATION_NOTE and ABLATION_NOTE.index("অ্যাবলেশন") < ABLATION_NOTE.index("ablation")
