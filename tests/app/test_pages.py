@@ -692,13 +692,13 @@ def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_
 
     at = app_page("pages/5_Evaluation.py").run()
     _no_problem(at)
-    at.selectbox(key="ev_group").select("gate").run()
+    at.selectbox(key="ev_group").select("hop_depth").run()  # ablations that change hops run fail-closed
     _no_problem(at)
     note = next(c.value for c in at.caption if "RDI" in c.value)
     assert note.startswith("ঝুঁকির দিক সূচক (RDI) গোনা হয় সব নিরীক্ষিত দাবির ওপর")
     assert "computed over all audited claims with a direction, released or not" in note
     silent = note.rsplit(": ", 1)[1].split(", ")
-    assert "full" in silent and "gate_calibrated" in silent and "gate_categorical" not in silent
+    assert "hop_0" in silent and "hop_3" in silent and "full" not in silent
     # the trial read "so their RDI is no success": both halves say it in plain words
     assert "। এই কনফিগারেশনগুলো কিছুই প্রকাশ করেনি (TGLO ও DEGRADED ভাগ 0), তাই এদের RDI কোনো ফলাফল নয়: " in note
     assert ". These configurations released nothing (TGLO and DEGRADED shares 0), so their RDI is not a result: " \
@@ -706,8 +706,8 @@ def test_evaluation_says_what_rdi_counts_and_marks_configurations_that_released_
     table = next(d.value for d in at.dataframe)
     rdi = dict(zip(table["config"] + "/" + table["category"], table["Risk Direction Index (all audited claims)"],
                    strict=True))
-    assert rdi["full/overall"] == "1.000 (কিছুই প্রকাশিত হয়নি · released nothing)"
-    assert rdi["gate_categorical/overall"] == "1.000"
+    assert rdi["hop_0/overall"] == "1.000 (কিছুই প্রকাশিত হয়নি · released nothing)"
+    assert rdi["full/overall"] == "1.000"
 
 
 def test_annotate_names_labels_in_bangla_first_with_the_english_in_brackets(app_page, app_env, tmp_path, monkeypatch):
@@ -846,10 +846,12 @@ def test_evaluation_shows_gate_verified_precision_as_not_applicable_without_a_ga
         == [None, 1.0]
     by_cat = metric_by_category_figure(results, "gate_verified_citation_precision", configs)
     assert all(y is None for y in by_cat.data[0].y) and by_cat.data[1].y[-1] == 1.0
-    # a configuration that released nothing (full at τ = ∞) gets no Risk Direction Index bar; one that released does
-    rdi = config_comparison_figure(results, ["risk_direction_index"], ["full", "gate_categorical"]).data[0].y
+    # a configuration that released nothing (hop_0: an ablation, fail-closed) gets no Risk Direction Index bar; one
+    # that released does
+    rdi = config_comparison_figure(results, ["risk_direction_index"], ["hop_0", "gate_categorical"]).data[0].y
     overall = {r.config: r for r in results.rows if r.category == "overall"}
-    assert overall["full"].released_nothing and not math.isnan(overall["full"].metrics["risk_direction_index"])
+    assert overall["hop_0"].released_nothing and not math.isnan(overall["hop_0"].metrics["risk_direction_index"])
+    assert not overall["full"].released_nothing  # the shipped τ = 0.939 releases (2026-12-07)
     assert list(rdi) == [None, overall["gate_categorical"].metrics["risk_direction_index"]]
 
 
