@@ -587,13 +587,14 @@ _SEVERITY = {Verdict.SUPPORT: 0, Verdict.NEI: 1, Verdict.REFUTE: 2}
 
 
 def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph: StatuteGraph,
-             question: str = "") -> TrustFinding:
+             question: str) -> TrustFinding:
     """Merge the backend's reading with the deterministic skeptic checks (the stricter wins),
     among them the conditions a quote leaves in sub-clauses (:mod:`labourcrew.audit.conditions`) and, for a
     question that asks one amount of time, whether a quote states one
     (:func:`~labourcrew.audit.skeptic.states_asked_amount`; NEI when none does).
     """
-    report = skeptic_report(claim.text, [r.span for r in claim.evidence], cited_texts)
+    spans = [r.span for r in claim.evidence]
+    report = skeptic_report(claim.text, spans, cited_texts)
     verdict, direction = out.verdict, out.direction
     if report.verdict_cap is not None and _SEVERITY[report.verdict_cap] > _SEVERITY[verdict]:
         verdict, direction = report.verdict_cap, report.direction or direction
@@ -607,7 +608,7 @@ def _finding(claim: Claim, out: AuditOutput, cited_texts: dict[str, str], graph:
         skeptic_notes.append("conditions in sub-clauses not cited: " + ", ".join(omitted))
         if _SEVERITY[Verdict.NEI] > _SEVERITY[verdict]:
             verdict, direction = Verdict.NEI, Direction.MISSING_CONDITION
-    stated = states_asked_amount(question, [r.span for r in claim.evidence])
+    stated = states_asked_amount(question, spans)
     if stated is not None:
         checks["skeptic.asked_amount_stated"] = stated
         if not stated:

@@ -68,6 +68,7 @@ from labourcrew.eval.metrics import (
 )
 from labourcrew.eval.splits import SplitName, dataset_sha256, select_split
 from labourcrew.fileio import write_json_atomic, write_text_atomic
+from labourcrew.gate.crc import fail_closed_record
 from labourcrew.gate.recalibration import regate_with_checks
 from labourcrew.gate.system import calibration_for
 from labourcrew.graph.statute_graph import REPO_ROOT, StatuteGraph
@@ -319,15 +320,6 @@ def changes_scores(config: EvalConfig) -> bool:
             or config.chunking != "structure" or not config.reentry)
 
 
-def ablation_stand_in(record: CalibrationRecord) -> CalibrationRecord:
-    """A fail-closed stand-in (τ = ∞, no labels hash) for a configuration :func:`changes_scores` says is another
-    system; its note says why, Bangla first.
-    """
-    return CalibrationRecord(tau=math.inf, alpha=record.alpha, n=0, empirical_risk=0.0, bound=1.0, labels_sha256="",
-                             created=record.created, method=record.method, grid_size=0, note=ABLATION_NOTE,
-                             delta=record.delta)
-
-
 @functools.cache
 def code_fingerprint() -> str:
     """sha256 of the ``labourcrew`` package's Python sources (paths and bytes, in path order), computed once."""
@@ -511,7 +503,7 @@ def run_config(
         calibration_for(settings) if config.runner == "board" else None
     )
     if calibration is not None and changes_scores(config) and not calibration.fail_closed:
-        calibration = ablation_stand_in(calibration)
+        calibration = fail_closed_record(calibration.alpha, ABLATION_NOTE)
     root = settings.runs_dir / "eval"
     store = RunStore(root)
     folder = root / config.name

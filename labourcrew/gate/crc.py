@@ -57,6 +57,7 @@ __all__ = [
     "excess_z",
     "validation_failure",
     "validation_share",
+    "fail_closed_record",
     "POPULATION_SHARE",
     "HELD_OUT_SHARE",
     "VALIDATION_FILE",
@@ -166,7 +167,10 @@ def validation_failure(path: str | Path, record: CalibrationRecord) -> str | Non
             "or improve the score, then recompute τ and the validation")
 
 
-def _fail_closed(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:
+def fail_closed_record(alpha: float, note: str, labels_sha256: str = "", n: int = 0, grid_size: int = 0) -> CalibrationRecord:
+    """A record that releases nothing (τ = ∞) with ``note`` saying why; without a labels hash it is a stand-in
+    (:func:`is_stand_in`).
+    """
     return CalibrationRecord(
         tau=math.inf,
         alpha=alpha,
@@ -228,31 +232,31 @@ def load_calibration(
     path = Path(path)
     if not path.is_file():
         logger.warning("no calibration record at %s: the Trust Gate fails closed", path)
-        return _fail_closed(alpha, "no calibration record")
+        return fail_closed_record(alpha, "no calibration record")
     try:
         record = CalibrationRecord.load(path)
     except DataError as exc:
         if strict:
             raise
         logger.error("%s: the Trust Gate fails closed", exc)
-        return _fail_closed(alpha, f"unreadable calibration record: {exc}")
+        return fail_closed_record(alpha, f"unreadable calibration record: {exc}")
     if not math.isclose(record.alpha, alpha, abs_tol=1e-9):
         # τ guarantees risk ≤ the α it was fitted at, and no other: a different α needs a new CRC run.
         logger.warning("calibration record is for α=%s, settings ask α=%s: the Trust Gate fails closed",
                        record.alpha, alpha)
-        return _fail_closed(alpha, f"the calibration record is for α = {record.alpha:g}, not the requested "
+        return fail_closed_record(alpha, f"the calibration record is for α = {record.alpha:g}, not the requested "
                                    f"α = {alpha:g}; recompute τ on the Calibration page")
     if delta is not None and record.method == "ltt" and record.delta is not None and not math.isclose(
             record.delta, delta, abs_tol=1e-9):
         logger.warning("calibration record is for δ=%s, settings ask δ=%s: the Trust Gate fails closed",
                        record.delta, delta)
-        return _fail_closed(alpha, f"ক্যালিব্রেশন রেকর্ডটি δ = {record.delta:g}-এর জন্য, চাওয়া হয়েছে δ = {delta:g} — "
+        return fail_closed_record(alpha, f"ক্যালিব্রেশন রেকর্ডটি δ = {record.delta:g}-এর জন্য, চাওয়া হয়েছে δ = {delta:g} — "
                                    f"the calibration record is for δ = {record.delta:g}, not the requested δ = {delta:g}; "
                                    "recompute τ on the Calibration page")
     refuted = validation_failure(path, record)
     if refuted is not None:
         logger.warning("%s", refuted)
-        closed = _fail_closed(alpha, refuted, n=record.n)
+        closed = fail_closed_record(alpha, refuted, n=record.n)
         return closed.model_copy(update={"method": record.method, "system": record.system, "delta": record.delta})
     if system is not None:
         from labourcrew.gate.system import mismatch
@@ -262,7 +266,7 @@ def load_calibration(
             bn, en = diff
             logger.warning("%s: the Trust Gate %s", en, "runs uncalibrated (categorical)"
                            if on_mismatch == "categorical" else "fails closed")
-            closed = _fail_closed(alpha, f"{bn} — {en}; recompute τ for this system on the Calibration page")
+            closed = fail_closed_record(alpha, f"{bn} — {en}; recompute τ for this system on the Calibration page")
             return closed.model_copy(update={"fallback": "categorical" if on_mismatch == "categorical" else "none",
                                              "method": record.method, "system": record.system})
     return record
@@ -418,7 +422,7 @@ def calibrate(
     taus = _grid(prepared) if grid is None else np.unique(np.asarray(list(grid), dtype=float))
     taus = taus[~np.isnan(taus)]
     if n == 0:
-        return _fail_closed(alpha, "no calibration questions", sha, 0, int(taus.size))
+        return fail_closed_record(alpha, "no calibration questions", sha, 0, int(taus.size))
     risks = _risks([_loss_table(s, y) for s, y in prepared], taus, monotone=True)
     bounds = n / (n + 1) * risks + loss_bound / (n + 1)
     ok = bounds <= alpha + _EPS
@@ -431,7 +435,7 @@ def calibrate(
             + (" (too few questions: B/(n+1) > alpha)" if loss_bound / (n + 1) > alpha + _EPS else "")
         )
         logger.warning("CRC: %s; the Trust Gate fails closed", note)
-        return _fail_closed(alpha, note, sha, n, int(taus.size))
+        return fail_closed_record(alpha, note, sha, n, int(taus.size))
     return CalibrationRecord(
         tau=float(taus[first]),
         alpha=alpha,

@@ -37,7 +37,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from labourcrew.errors import InputError
-from labourcrew.gate.crc import calibrate
+from labourcrew.gate.crc import HELD_OUT_SHARE, POPULATION_SHARE, calibrate
+from labourcrew.settings import REPO_ROOT
 
 __all__ = ["GateClaim", "SplitResult", "ValidationReport", "validate", "questions_from_set", "write_validation",
            "validate_selective", "categories_from_set", "MONDRIAN_MIN_FACTOR"]
@@ -282,8 +283,8 @@ def _summary(rows: list[tuple[float, int, int, int, float, int, int]], alpha: fl
     return {
         "mean_selective_risk": float(np.mean(sel)) if sel else math.nan,
         "sd_selective_risk": float(np.std(sel, ddof=1)) if len(sel) > 1 else math.nan,
-        "share_splits_selective_risk_above_alpha": float(np.mean(exceed)) if exceed else math.nan,
-        "share_splits_population_risk_above_alpha": float(np.mean(pop)) if pop else math.nan,
+        HELD_OUT_SHARE: float(np.mean(exceed)) if exceed else math.nan,
+        POPULATION_SHARE: float(np.mean(pop)) if pop else math.nan,
         "mean_population_selective_risk": float(np.mean(pop_sel)) if pop_sel else math.nan,
         "splits_releasing": len(sel),
         "mean_release_rate": float(np.mean([r / n for _, n, r, *_ in rows if n])) if rows else math.nan,
@@ -375,6 +376,7 @@ def validate_selective(
     gates = ("ltt", "crc", "categorical")
     rows: dict[str, list] = {g: [] for g in gates}
     cat_mask = {c: np.array([x == c for x in categories]) for c in cats}
+    population: dict[float | str, tuple[np.ndarray, np.ndarray]] = {}
     per_cat: dict[str, dict[str, list]] = {c: {g: [] for g in gates} for c in cats}
     for _ in range(splits):
         perm = rng.permutation(n)
@@ -385,7 +387,11 @@ def validate_selective(
         for g in gates:
             rel_all = [[(c if g == "categorical" else s >= taus[g]) for s, _, c in questions[i]] for i in test_idx]
             test = [questions[i] for i in test_idx]
-            pop_rel, pop_bad = _released_and_unsafe(questions, lambda s, c, g=g: c if g == "categorical" else s >= taus[g])
+            # on all questions the result depends on the τ only (most splits share one): computed once per τ
+            key: float | str = "categorical" if g == "categorical" else taus[g]
+            if key not in population:
+                population[key] = _released_and_unsafe(questions, lambda s, c, g=g: c if g == "categorical" else s >= taus[g])
+            pop_rel, pop_bad = population[key]
             r, b, loss = _selective(test, rel_all)
             rows[g].append((taus.get(g, math.nan), len(test), r, b, loss, int(pop_rel.sum()), int(pop_bad.sum())))
             for c in cats:
@@ -487,8 +493,6 @@ def run_validation(set_path: Path, labels_path: Path, out: Path, *, splits: int 
     qs = [q for q, _ in grouped]
     data = validate_selective(qs, [c for _, c in grouped], alpha=alpha, delta=delta, splits=splits,
                               calibration_fraction=calibration_fraction, seed=seed)
-    from labourcrew.settings import REPO_ROOT
-
     shown = Path(set_path).resolve()
     # a path inside the repository is written relative to it: the committed file must not name this machine
     shown_path = shown.relative_to(REPO_ROOT) if shown.is_relative_to(REPO_ROOT) else shown

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from labourcrew.gate.crc import POPULATION_SHARE, REFUTE_Z, excess_z, load_validation, risk_curve, validation_share
+from labourcrew.gate.crc import (
+    HELD_OUT_SHARE,
+    POPULATION_SHARE,
+    REFUTE_Z,
+    excess_z,
+    load_validation,
+    risk_curve,
+    validation_share,
+)
 from labourcrew.gate.guarantee import guarantee_text
 from labourcrew.gate.ltt import evidence_need_text, evidence_needed, selective_curve
 from labourcrew.gate.recalibration import (
@@ -227,7 +235,7 @@ def render_history(current_path: Path, settings: Settings | None = None) -> None
 def _validation_note(ltt: dict, splits: object, delta: object) -> str:
     """How to read LTT's row: which share checks the promise, and why the held-out one runs high."""
     closed, releasing = ltt.get("fail_closed_splits"), ltt.get("splits_releasing")
-    held = ltt.get("share_splits_selective_risk_above_alpha")
+    held = ltt.get(HELD_OUT_SHARE)
     pop = ltt.get(POPULATION_SHARE)
     above = round(held * splits) if isinstance(held, float) and isinstance(splits, int) else None
     text = ("প্রতিটি ভাগে অর্ধেক প্রশ্নে τ বাছাই হয়। LTT-র প্রতিশ্রুতি যাচাই হয় সেই τ সব লেবেলযুক্ত প্রশ্নে প্রয়োগ করে "
@@ -345,7 +353,7 @@ def render_validation(path: Path) -> None:
 
         st.dataframe([{"gate": g, "risk on held-out half (mean)": _opt(m.get("mean_selective_risk")),
                        "splits > α, all questions (LTT's check)": share(m, POPULATION_SHARE),
-                       "splits > α, held-out half": share(m, "share_splits_selective_risk_above_alpha"),
+                       "splits > α, held-out half": share(m, HELD_OUT_SHARE),
                        "release rate": _opt(m.get("mean_release_rate")),
                        "fail-closed": str(m.get("fail_closed_splits"))} for g, m in methods.items()],
                       hide_index=True, key="cal_validation")

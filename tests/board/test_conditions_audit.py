@@ -39,7 +39,8 @@ def test_each_check_is_stored_once_unless_the_board_disagrees(graph) -> None:
                   evidence=[EvidenceRef(node_id="2025:23(1)", span=span)], confidence=0.8)
     out = AuditOutput(verdict=Verdict.SUPPORT, category=ClaimCategory.FACTUAL,
                       checks={"numbers_match": True, "modal_preserved": False})
-    checks = _finding(claim, out, {"2025:23(1)": graph.units["2025:23(1)"].text}, graph).checks
+    checks = _finding(claim, out, {"2025:23(1)": graph.units["2025:23(1)"].text}, graph,
+                      "অসদাচরণের জন্য কি বিনা নোটিশে বরখাস্ত করা যায়?").checks
     assert checks["numbers_match"] is True and "skeptic.numbers_match" not in checks  # same value: once
     assert checks["modal_preserved"] is False and checks["skeptic.modal_preserved"] is True  # they disagree
     assert checks["skeptic.sub_clause_conditions_cited"] is False  # only the board checks this
